@@ -1,0 +1,25 @@
+import { ConfigError, loadConfig } from '../src/config/index.ts';
+import type { Context } from '../src/context.ts';
+import { migrateLatest } from '../src/db/migrate.ts';
+import { createContext } from '../src/main.ts';
+
+/** The context of a one-shot command: configuration, database (migrated) and store. */
+export async function withContext(run: (ctx: Context) => Promise<void>): Promise<void> {
+  let config;
+  try {
+    config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`nyckel: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const ctx = await createContext(config);
+  try {
+    await migrateLatest(ctx.db);
+    await run(ctx);
+  } finally {
+    await Promise.allSettled([ctx.db.destroy(), ctx.store.close(), ctx.mailer.close()]);
+  }
+}

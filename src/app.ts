@@ -1,0 +1,76 @@
+import cookieParser from 'cookie-parser';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type { Context } from './context.ts';
+import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { createHealthRouter } from './http/health.routes.ts';
+import { sameOrigin } from './http/origin-check.ts';
+import { createPortalRouter } from './http/portal.ts';
+import { createProvider, type NyckelProvider } from './oidc/provider.ts';
+
+export interface App {
+  app: Express;
+  provider: NyckelProvider;
+}
+
+/** Requests handled by our JSON routers; everything under /oauth2 but the cookie profile goes to oidc-provider. */
+const ourApi = /^\/(auth|api)(\/|$)|^\/oauth2\/userinfo\/credentials(\/|$)/;
+
+/** Paths whose query strings may carry secrets and must not reach the log. */
+const redactedPaths = /^\/(login\/set-password|oauth2)\b/;
+
+/**
+ * Our routers first, oidc-provider last under /oauth2. Body parsing is mounted only on our JSON
+ * APIs: oidc-provider parses its own bodies.
+ */
+export async function createApp(ctx: Context): Promise<App> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.trustProxy);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: ctx.logger,
+      quietReqLogger: true,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      customErrorObject: (_req, res) => ({ statusCode: res.statusCode }),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      serializers: {
+        req: (req: { method: string; url: string; id: unknown }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactedPaths.test(req.url) ? req.url.split('?')[0] : req.url.replace(/([?&](?:token|code|otp|password|session_id)=)[^&]*/gi, '$1[redacted]'),
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+
+  const { provider } = await createProvider(ctx);
+
+  app.use(createHealthRouter(ctx));
+
+  const api = express.Router();
+  api.use(
+    helmet({ contentSecurityPolicy: false }),
+    (_req, res, next) => {
+      res.set('Cache-Control', 'no-store');
+      next();
+    },
+    express.json({ limit: '16kb', strict: true }),
+    cookieParser(ctx.config.cookieSecrets as string[]),
+    sameOrigin(ctx.config.publicUrl),
+  );
+  // Routers of each area declare full paths and are mounted here (sign-in, reset, profile, operator API).
+  app.use((req, res, next) => (ourApi.test(req.path) ? api(req, res, next) : next()));
+
+  app.use(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } }), createPortalRouter());
+
+  app.use('/oauth2', provider.callback());
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return { app, provider };
+}

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { envSchema, type Env } from './schema.ts';
+
+export interface Config {
+  readonly env: Env['NODE_ENV'];
+  readonly port: number;
+  readonly host: string;
+  readonly issuer: string;
+  /** Origin of the issuer: links in emails and redirects are built from it, never from Host. */
+  readonly publicUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly storePrefix: string;
+  readonly dataDir: string;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly cookieSecrets: readonly string[];
+  readonly encryptionKey: Buffer;
+  readonly seedDemo: boolean;
+  readonly logLevel: Env['LOG_LEVEL'];
+  readonly trustProxy: number;
+  readonly loginSessionTtl: number;
+  readonly rememberDeviceDays: number;
+  readonly athenaUrl: string | undefined;
+  /** True when Nyckel is served over https or on a non-loopback host: cookies get `Secure`. */
+  readonly secureCookies: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Parses the environment once. Throws a ConfigError whose message is one line naming the bad
+ * variable. Production refuses anything that only makes sense on a laptop.
+ */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = issue.path.join('.') || 'environment';
+    throw new ConfigError(`Invalid ${name}: ${issue.message}`);
+  }
+  const env = parsed.data;
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.DATA_DIR);
+
+  if (production) {
+    if (!env.DATABASE_URL) throw new ConfigError('Invalid DATABASE_URL: required in production (the embedded database is for development)');
+    if (!env.REDIS_URL) throw new ConfigError('Invalid REDIS_URL: required in production (the in-process store is for development)');
+    if (!env.COOKIE_SECRETS) throw new ConfigError('Invalid COOKIE_SECRETS: required in production (generated secrets are for development)');
+    if (!env.ENCRYPTION_KEY) throw new ConfigError('Invalid ENCRYPTION_KEY: required in production (a generated key is for development)');
+    if (env.SEED_DEMO) throw new ConfigError('Invalid SEED_DEMO: demo data is refused in production');
+  }
+
+  const devSecrets = production ? undefined : developmentSecrets(dataDir, env.NODE_ENV === 'test');
+  const issuer = (env.ISSUER ?? `http://localhost:${env.PORT}/oauth2`).replace(/\/$/, '');
+  const issuerUrl = new URL(issuer);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuerUrl.hostname);
+
+  return Object.freeze({
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    issuer,
+    publicUrl: issuerUrl.origin,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    storePrefix: env.STORE_PREFIX,
+    dataDir,
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM,
+    cookieSecrets: Object.freeze((env.COOKIE_SECRETS ?? devSecrets!.cookieSecret).split(',').map((s) => s.trim())),
+    encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? devSecrets!.encryptionKey, 'base64'),
+    seedDemo: env.SEED_DEMO ?? (!production && !env.DATABASE_URL),
+    logLevel: env.LOG_LEVEL,
+    trustProxy: env.TRUST_PROXY,
+    loginSessionTtl: env.LOGIN_SESSION_TTL,
+    rememberDeviceDays: env.REMEMBER_DEVICE_DAYS,
+    athenaUrl: env.ATHENA_URL,
+    secureCookies: issuerUrl.protocol === 'https:' || !loopback,
+  });
+}
+
+interface DevSecrets {
+  cookieSecret: string;
+  encryptionKey: string;
+}
+
+/**
+ * Development only: secrets generated on first start and kept in DATA_DIR so sessions and
+ * encrypted TOTP seeds survive a restart. Tests get fresh ones in memory.
+ */
+function developmentSecrets(dataDir: string, ephemeral: boolean): DevSecrets {
+  const fresh = (): DevSecrets => ({
+    cookieSecret: randomBytes(32).toString('base64url'),
+    encryptionKey: randomBytes(32).toString('base64'),
+  });
+  if (ephemeral) return fresh();
+  const file = join(dataDir, 'dev-secrets.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  } catch {
+    const secrets = fresh();
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+    return secrets;
+  }
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** Turns '', undefined into undefined so optional variables may be left empty in .env files. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const url = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+
+/**
+ * Every environment variable Nyckel reads, with its default and a one-line description.
+ * `.env.example` and the README's configuration table list the same keys.
+ */
+export const envSchema = z.object({
+  /** development | test | production. Production refuses embedded services, dev secrets and seeding. */
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** TCP port the HTTP server listens on. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface to bind. */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** OIDC issuer identifier; the public base URL is its origin. Default http://localhost:$PORT/oauth2. */
+  ISSUER: optional(url(['http:', 'https:'])),
+  /** PostgreSQL connection string; empty means embedded PGlite under DATA_DIR. */
+  DATABASE_URL: optional(url(['postgres:', 'postgresql:'])),
+  /** Redis connection string; empty means the in-process store. */
+  REDIS_URL: optional(url(['redis:', 'rediss:'])),
+  /** Prefix for every key Nyckel writes to the store. */
+  STORE_PREFIX: z.string().default('nyckel:'),
+  /** Folder for the embedded database, outbox and generated development secrets. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** SMTP URL for outgoing mail; empty writes .eml files to DATA_DIR/outbox. */
+  SMTP_URL: optional(url(['smtp:', 'smtps:'])),
+  /** Sender address of every email. */
+  MAIL_FROM: z.string().min(3).default('Nyckel <no-reply@localhost>'),
+  /** Comma-separated secrets signing cookies, newest first. Required in production. */
+  COOKIE_SECRETS: optional(z.string().min(32)),
+  /** Base64 key (32 bytes) encrypting secrets at rest (TOTP seeds). Required in production. */
+  ENCRYPTION_KEY: optional(z.string().regex(/^[A-Za-z0-9+/]{43}=?$/, 'must be 32 bytes in base64')),
+  /** Seed the demo data on start (never allowed in production). */
+  SEED_DEMO: optional(boolean),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Express trust proxy setting: number of proxies in front of Nyckel. */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /** Lifetime of a login session in seconds. */
+  LOGIN_SESSION_TTL: z.coerce.number().int().min(60).max(86_400).default(1800),
+  /** Days a remembered device skips the TOTP step. */
+  REMEMBER_DEVICE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** URL of the sharing portal ("athena") stakeholders are sent to. */
+  ATHENA_URL: optional(url(['http:', 'https:'])),
+});
+
+export type Env = z.infer<typeof envSchema>;

@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import knex, { type Knex } from 'knex';
+
+export type Db = Knex;
+
+export interface DbOptions {
+  /** PostgreSQL URL; absent means embedded PGlite. */
+  databaseUrl?: string | undefined;
+  /** Folder of the embedded database; absent means an in-memory PGlite (tests). */
+  dataDir?: string | undefined;
+}
+
+/**
+ * knex on PostgreSQL when a URL is given, otherwise on an in-process PGlite. PGlite has a single
+ * connection, so no pool is configured for it and repositories pass transactions explicitly.
+ */
+export async function createDb(options: DbOptions): Promise<Db> {
+  if (options.databaseUrl) {
+    return knex({
+      client: 'pg',
+      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 5000 },
+      pool: { min: 0, max: 10, acquireTimeoutMillis: 10_000 },
+      acquireConnectionTimeout: 10_000,
+    });
+  }
+  const [{ PGlite }, { pg_trgm }, { citext }, { default: ClientPgLite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+    import('@electric-sql/pglite/contrib/citext'),
+    import('knex-pglite'),
+  ]);
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    dataDir = join(options.dataDir, 'pglite');
+  }
+  const pglite = await PGlite.create({ dataDir, extensions: { pg_trgm, citext } });
+  return knex({
+    client: ClientPgLite,
+    dialect: 'postgres',
+    connection: () => ({ pglite }) as object,
+    acquireConnectionTimeout: 10_000,
+  } as Knex.Config);
+}

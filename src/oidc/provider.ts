@@ -1,0 +1,114 @@
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Context } from '../context.ts';
+import { createFindAccount } from './account.ts';
+import { createOidcAdapter } from './adapter.ts';
+import { createClientAdapter } from './clients.ts';
+import { loadSigningKeys } from './keys.ts';
+import { renderError } from './render-error.ts';
+
+export type NyckelProvider = Provider;
+
+/** Seconds. Codes are short-lived and single-use; refresh tokens rotate on every use. */
+export const tokenTtl = {
+  AuthorizationCode: 60,
+  AccessToken: 3600,
+  IdToken: 3600,
+  RefreshToken: 14 * 24 * 3600,
+  Grant: 14 * 24 * 3600,
+  Session: 14 * 24 * 3600,
+  Interaction: 3600,
+} as const;
+
+/** Scopes clients may ask for; `tenants` releases the account's active tenant list. */
+const scopes = ['openid', 'offline_access', 'email', 'profile', 'tenants'];
+
+/**
+ * oidc-provider configured, never forked. Everything it stores goes through the Store-backed
+ * adapter (Redis in production); clients come from the oidc_clients table; signing keys from
+ * signing_keys. The library's development interactions are off: /auth/interaction/:uid bridges to
+ * Nyckel's own login (src/oidc/interaction.routes.ts).
+ */
+export async function createProvider(ctx: Context): Promise<{ provider: Provider }> {
+  const StoreAdapter = createOidcAdapter(ctx.store);
+  const ClientAdapter = createClientAdapter(ctx.db);
+  class Adapter {
+    constructor(name: string) {
+      // oidc-provider instantiates one adapter per model; clients live in PostgreSQL.
+      return (name === 'Client' ? new ClientAdapter() : new StoreAdapter(name)) as Adapter;
+    }
+  }
+
+  const keys = await loadSigningKeys(ctx);
+
+  const configuration: Configuration = {
+    adapter: Adapter as unknown as Configuration['adapter'],
+    findAccount: createFindAccount(ctx.db) as unknown as Configuration['findAccount'],
+    jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
+    cookies: {
+      keys: [...ctx.config.cookieSecrets],
+      // POST to /authorize arrives cross-site, so the OP session cookie must be SameSite=None, which
+      // browsers only accept with Secure: POST is enabled only when Nyckel is served over https.
+      long: { httpOnly: true, sameSite: ctx.config.secureCookies ? 'none' : 'lax', secure: ctx.config.secureCookies },
+      short: { httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies },
+      names: { session: 'nyckel_op_session', interaction: 'nyckel_interaction', resume: 'nyckel_interaction_resume' },
+    },
+    routes: {
+      authorization: '/authorize',
+      token: '/token',
+      userinfo: '/userinfo',
+      jwks: '/jwks',
+      revocation: '/revoke',
+      introspection: '/introspect',
+      end_session: '/logout',
+      pushed_authorization_request: '/par',
+    },
+    scopes,
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'locale', 'picture'],
+      tenants: ['tenants'],
+      acr: null,
+      amr: null,
+      auth_time: null,
+      sid: null,
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    // Exact redirect_uri matching always: the parameter is never inferred.
+    allowOmittingSingleRegisteredRedirectUri: false,
+    enableHttpPostMethods: ctx.config.secureCookies,
+    enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      userinfo: { enabled: true },
+      resourceIndicators: { enabled: false },
+      pushedAuthorizationRequests: { enabled: true },
+    },
+    interactions: {
+      url: (_ctx: KoaContextWithOIDC, interaction) => `/auth/interaction/${interaction.uid}`,
+    },
+    // Refresh tokens rotate on every use; oidc-provider revokes the grant when a rotated one is replayed.
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    ttl: { ...tokenTtl },
+    acrValues: ['urn:nyckel:loa:1', 'urn:nyckel:loa:2'],
+    renderError,
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.redirectUris?.some((uri) => URL.parse(uri)?.origin === origin) ?? false,
+  };
+
+  const provider = new Provider(ctx.config.issuer, configuration);
+  provider.proxy = ctx.config.trustProxy > 0;
+  return { provider };
+}

@@ -1,0 +1,45 @@
+/**
+ * The short-lived state of Nyckel: login sessions, email codes, counters, remembered devices and
+ * every oidc-provider model. Values are strings (callers JSON-encode); every write takes a TTL in
+ * seconds so nothing lives forever. Redis serves it in production, an in-process map in
+ * development; both pass `test/store/store.contract.ts`.
+ *
+ * Keys are given without the configured prefix; implementations add it.
+ */
+export interface Store {
+  readonly kind: 'redis' | 'memory';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Writes only when the key does not exist; true when this call wrote it. */
+  setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean>;
+  /** Reads and removes atomically: of many concurrent callers exactly one gets the value. */
+  getDel(key: string): Promise<string | null>;
+  del(...keys: string[]): Promise<void>;
+  /** Atomic increment; the TTL is set when the key is created and kept on later increments. */
+  incr(key: string, ttlSeconds: number): Promise<number>;
+  /** Seconds left, or null when the key does not exist. */
+  ttl(key: string): Promise<number | null>;
+  /** Adds a member to a set and extends the set's TTL to at least ttlSeconds. */
+  sadd(key: string, member: string, ttlSeconds: number): Promise<void>;
+  smembers(key: string): Promise<string[]>;
+  srem(key: string, member: string): Promise<void>;
+  /** Every live key starting with prefix, with its remaining TTL. For operators' views, not hot paths. */
+  scan(prefix: string): Promise<{ key: string; ttl: number }[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown when the backing service cannot be reached: the HTTP layer answers 503. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
+/**
+ * The TTL every implementation writes: whole seconds, rounded up. A TTL that is not a positive
+ * number is a caller's bug (the value would be dead on arrival, and Redis rejects it), so it throws
+ * instead of silently writing something that lives forever or not at all.
+ */
+export function toTtlSeconds(ttlSeconds: number): number {
+  if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) throw new RangeError(`TTL must be a positive number of seconds, got ${ttlSeconds}`);
+  return Math.ceil(ttlSeconds);
+}

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config/index.ts';
+import type { Context } from '../../src/context.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
+import { createDb, type Db } from '../../src/db/knex.ts';
+import { migrateLatest } from '../../src/db/migrate.ts';
+import { createMailer } from '../../src/mail/mailer.ts';
+import { createStore } from '../../src/store/create-store.ts';
+
+/**
+ * A fresh database and store namespace for one test file. With DATABASE_URL set, a new database
+ * is created on that server (and dropped afterwards), so test files never see each other's
+ * rows; without it, an in-memory PGlite. With REDIS_URL, keys get a random prefix.
+ */
+export async function createTestDb(): Promise<{ db: Db; databaseUrl: string | undefined; drop: () => Promise<void> }> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) {
+    const db = await createDb({});
+    await migrateLatest(db);
+    return { db, databaseUrl: undefined, drop: () => db.destroy() };
+  }
+  const name = `nyckel_test_${randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: baseUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const db = await createDb({ databaseUrl: url.toString() });
+  await migrateLatest(db);
+  return {
+    db,
+    databaseUrl: url.toString(),
+    drop: async () => {
+      await db.destroy();
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+export interface TestContext extends Context {
+  /** Moves the injected clock. */
+  advance(ms: number): void;
+  dispose(): Promise<void>;
+}
+
+export interface TestContextOptions {
+  /** SMTP URL of a test mail server (see mail-server.ts). */
+  smtpUrl?: string;
+  env?: Record<string, string>;
+}
+
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
+  const { db, drop } = await createTestDb();
+  const prefix = `test:${randomBytes(6).toString('hex')}:`;
+  const config: Config = loadConfig({
+    NODE_ENV: 'test',
+    ISSUER: 'http://127.0.0.1:3000/oauth2',
+    STORE_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
+    ...options.env,
+  });
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  let offset = 0;
+  const store = createStore({ redisUrl: config.redisUrl, prefix: config.storePrefix, now: () => Date.now() + offset });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox-test`, logger });
+  return {
+    config,
+    db,
+    store,
+    mailer,
+    logger,
+    secretBox: createSecretBox(config.encryptionKey),
+    now: () => new Date(Date.now() + offset),
+    advance(ms) {
+      offset += ms;
+    },
+    async dispose() {
+      await mailer.close();
+      await store.close();
+      await drop();
+    },
+  };
+}
