@@ -41,7 +41,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   const keys = await loadSigningKeys(ctx);
 
   const configuration: Configuration = {
-    adapter: Adapter as unknown as Configuration['adapter'],
+    adapter: Adapter as Configuration['adapter'],
     findAccount: createFindAccount(ctx.db) as unknown as Configuration['findAccount'],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {

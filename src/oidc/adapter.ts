@@ -1,0 +1,173 @@
+import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import type { Store } from '../store/store.ts';
+
+/** Used when oidc-provider gives no expiresIn (e.g. registration tokens): nothing lives forever. */
+export const MAX_TTL_SECONDS = 14 * 24 * 3600;
+
+/** Models that carry a grantId and must die with their grant (oidc-provider's own list). */
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+]);
+
+/** Models oidc-provider calls consume() on; only their find() looks for the consumed marker. */
+const CONSUMABLE = new Set([
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PushedAuthorizationRequest',
+  'PreAuthorizedCode',
+]);
+
+export const oidcKeys = {
+  model: (model: string, id: string) => `oidc:${model}:${id}`,
+  consumed: (modelKey: string) => modelKey.replace(/^oidc:/, 'oidc:consumed:'),
+  uid: (uid: string) => `oidc:uid:${uid}`,
+  userCode: (userCode: string) => `oidc:usercode:${userCode}`,
+  grant: (grantId: string) => `oidc:grant:${grantId}`,
+  account: (accountId: string) => `account:${accountId}:oidc`,
+};
+
+function ttlFor(expiresIn: number | undefined): number {
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn)) return MAX_TTL_SECONDS;
+  // oidc-provider may persist an already expiring session with 0 s left; keep it for a moment
+  // rather than fail the request (its own exp check still rejects it).
+  return Math.max(1, Math.ceil(expiresIn));
+}
+
+function parse(stored: string | null): AdapterPayload | undefined {
+  return stored === null ? undefined : (JSON.parse(stored) as AdapterPayload);
+}
+
+/**
+ * The adapter class oidc-provider instantiates once per model name, storing every model in the
+ * Store (Redis in production) with the model's own lifetime as TTL.
+ */
+export function createOidcAdapter(store: Store): AdapterConstructor {
+  return class StoreAdapter implements Adapter {
+    readonly #model: string;
+
+    constructor(model: string) {
+      this.#model = model;
+    }
+
+    #key(id: string) {
+      return oidcKeys.model(this.#model, id);
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+      const key = this.#key(id);
+      const ttl = ttlFor(expiresIn);
+      const indexes: Promise<unknown>[] = [];
+      if (this.#model === 'Session' && payload.uid) indexes.push(store.set(oidcKeys.uid(payload.uid), id, ttl));
+      if (payload.userCode) indexes.push(store.set(oidcKeys.userCode(payload.userCode), id, ttl));
+      if (GRANTABLE.has(this.#model) && payload.grantId) indexes.push(store.sadd(oidcKeys.grant(payload.grantId), key, ttl));
+      // Sessions get their accountId at login, after their first save: index on every upsert.
+      if (payload.accountId) indexes.push(store.sadd(oidcKeys.account(payload.accountId), key, ttl));
+      // Indexes before the payload: if the store fails in between, we leave an index entry
+      // pointing at nothing (harmless) rather than a token its grant revocation cannot find.
+      await Promise.all(indexes);
+      await store.set(key, JSON.stringify(payload), ttl);
+    }
+
+    async find(id: string) {
+      const key = this.#key(id);
+      if (!CONSUMABLE.has(this.#model)) return parse(await store.get(key));
+      const [stored, consumed] = await Promise.all([store.get(key), store.get(oidcKeys.consumed(key))]);
+      const payload = parse(stored);
+      if (payload && consumed !== null) payload.consumed ??= Number(consumed);
+      return payload;
+    }
+
+    async findByUid(uid: string) {
+      const id = await store.get(oidcKeys.uid(uid));
+      return id === null ? undefined : this.find(id);
+    }
+
+    async findByUserCode(userCode: string) {
+      const id = await store.get(oidcKeys.userCode(userCode));
+      return id === null ? undefined : this.find(id);
+    }
+
+    /**
+     * Marks a code or refresh token used by writing a separate marker key rather than rewriting
+     * the payload: a read-modify-write racing destroy() or revokeByGrantId() could write a
+     * revoked token back to life. setIfAbsent keeps the first consumption time.
+     */
+    async consume(id: string) {
+      const key = this.#key(id);
+      const ttl = await store.ttl(key);
+      if (ttl === null) return;
+      await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), Math.max(1, ttl));
+    }
+
+    async destroy(id: string) {
+      const key = this.#key(id);
+      const payload = parse(await store.get(key));
+      await store.del(key, oidcKeys.consumed(key));
+      // Index entries would also be pruned when read; removing them now keeps the sets small.
+      if (payload?.grantId) await store.srem(oidcKeys.grant(payload.grantId), key);
+      if (payload?.accountId) await store.srem(oidcKeys.account(payload.accountId), key);
+    }
+
+    async revokeByGrantId(grantId: string) {
+      const grantKey = oidcKeys.grant(grantId);
+      const keys = await store.smembers(grantKey);
+      if (keys.length === 0) return;
+      await store.del(...keys, ...keys.map(oidcKeys.consumed));
+      // Remove only what we deleted instead of the whole set: a token issued under this grant
+      // while we ran keeps its index entry, so a later revocation still finds it.
+      await Promise.all(keys.map((key) => store.srem(grantKey, key)));
+    }
+  };
+}
+
+export interface AccountOidcEntry {
+  /** Store key, `oidc:<Model>:<id>`. For opaque tokens the id is the token itself: never show it. */
+  key: string;
+  model: string;
+  /** Seconds left. */
+  ttl: number;
+  clientId?: string;
+  grantId?: string;
+  /** The browser session's uid; for a Session entry, its own uid, so tokens group by session. */
+  sessionUid?: string;
+  kind?: string;
+}
+
+/**
+ * The account's live oidc-provider entries (sessions, grants, codes, tokens), for "sign out
+ * everywhere" and operators' views. Entries that expired, were destroyed, or now belong to
+ * another account (a session re-used for a different login) are pruned from the index.
+ */
+export async function listAccountKeys(store: Store, accountId: string): Promise<AccountOidcEntry[]> {
+  const indexKey = oidcKeys.account(accountId);
+  const keys = await store.smembers(indexKey);
+  const entries = await Promise.all(
+    keys.map(async (key): Promise<AccountOidcEntry | undefined> => {
+      const [stored, ttl] = await Promise.all([store.get(key), store.ttl(key)]);
+      const payload = parse(stored);
+      if (!payload || ttl === null || payload.accountId !== accountId) {
+        await store.srem(indexKey, key);
+        return undefined;
+      }
+      const model = key.split(':')[1] ?? '';
+      const sessionUid = payload.sessionUid ?? (model === 'Session' ? payload.uid : undefined);
+      return {
+        key,
+        model,
+        ttl,
+        ...(payload.clientId !== undefined && { clientId: payload.clientId }),
+        ...(payload.grantId !== undefined && { grantId: payload.grantId }),
+        ...(sessionUid !== undefined && { sessionUid }),
+        ...(payload.kind !== undefined && { kind: payload.kind }),
+      };
+    }),
+  );
+  return entries.filter((entry) => entry !== undefined);
+}

@@ -1,0 +1,17 @@
+import { MemoryStore } from './memory-store.ts';
+import { RedisStore } from './redis-store.ts';
+import type { Store } from './store.ts';
+
+export interface CreateStoreOptions {
+  /** Redis when set; otherwise the in-process store (single instance only). */
+  redisUrl?: string | undefined;
+  /** Added to every key by both implementations. */
+  prefix: string;
+  /** The memory store's clock (tests move it). Redis keeps its own time. */
+  now?: () => number;
+}
+
+export function createStore(options: CreateStoreOptions): Store {
+  if (options.redisUrl) return new RedisStore({ url: options.redisUrl, prefix: options.prefix });
+  return new MemoryStore({ prefix: options.prefix, ...(options.now ? { now: options.now } : {}) });
+}

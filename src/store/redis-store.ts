@@ -1,0 +1,177 @@
+import { Redis, ReplyError } from 'ioredis';
+import { StoreUnavailableError, toTtlSeconds, type Store } from './store.ts';
+
+export type RedisStoreOptions =
+  | { url: string; prefix: string; onConnectionError?: (error: Error) => void }
+  /** A client owned by the caller: the store uses it and never quits it. */
+  | { client: Redis; prefix: string };
+
+/**
+ * Client settings that turn an outage into a fast StoreUnavailableError (the HTTP layer answers
+ * 503) instead of requests hanging, while the client keeps reconnecting on its own.
+ * - commandTimeout bounds every command, including those queued while (re)connecting, so a
+ *   blackholed server costs at most 2 s per request.
+ * - maxRetriesPerRequest 1: queued commands are failed after the second failed reconnect.
+ * - retryStrategy never gives up (no null) and waits at most 1 s, so service resumes within a
+ *   second of Redis coming back.
+ * The offline queue stays on so commands issued right after start-up wait for the first connection.
+ */
+export const redisClientOptions = {
+  connectTimeout: 2_000,
+  commandTimeout: 2_000,
+  maxRetriesPerRequest: 1,
+  retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+} as const;
+
+/** Escapes SCAN MATCH's glob syntax so a key prefix matches only itself. */
+function escapeGlob(text: string): string {
+  return text.replace(/[\\*?[\]]/g, '\\$&');
+}
+
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  /** The ioredis client, for libraries that take one (rate-limiter-flexible). Keys there are not prefixed. */
+  readonly client: Redis;
+  readonly #prefix: string;
+  readonly #ownsClient: boolean;
+
+  constructor(options: RedisStoreOptions) {
+    this.#prefix = options.prefix;
+    if ('client' in options) {
+      this.client = options.client;
+      this.#ownsClient = false;
+    } else {
+      this.client = new Redis(options.url, { ...redisClientOptions });
+      this.#ownsClient = true;
+      // ioredis emits 'error' on every failed reconnect; without a listener it prints each one.
+      // Callers see failures as StoreUnavailableError on their commands instead.
+      this.client.on('error', options.onConnectionError ?? (() => {}));
+    }
+  }
+
+  #key(key: string): string {
+    return this.#prefix + key;
+  }
+
+  /**
+   * Runs one command and maps connection failures to StoreUnavailableError. Redis's own replies
+   * (WRONGTYPE and the like) are bugs, not outages, and pass through unchanged.
+   */
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    // While reconnecting the server is known to be gone: fail now rather than queue and time out.
+    if (this.client.status === 'reconnecting' || this.client.status === 'end') {
+      throw new StoreUnavailableError(`Redis is unavailable (${this.client.status})`);
+    }
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof ReplyError) throw error;
+      throw new StoreUnavailableError(`Redis is unavailable: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** MULTI/EXEC whose per-command errors are thrown like a single command's. */
+  #exec(results: [Error | null, unknown][] | null): unknown[] {
+    if (!results) throw new Error('Redis transaction was aborted');
+    return results.map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    });
+  }
+
+  async get(key: string) {
+    return this.#run(() => this.client.get(this.#key(key)));
+  }
+
+  async set(key: string, value: string, ttlSeconds: number) {
+    const ttl = toTtlSeconds(ttlSeconds);
+    await this.#run(() => this.client.set(this.#key(key), value, 'EX', ttl));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlSeconds: number) {
+    const ttl = toTtlSeconds(ttlSeconds);
+    const reply = await this.#run(() => this.client.set(this.#key(key), value, 'EX', ttl, 'NX'));
+    return reply === 'OK';
+  }
+
+  async getDel(key: string) {
+    // GETDEL is one command, so of many concurrent callers exactly one receives the value.
+    return this.#run(() => this.client.getdel(this.#key(key)));
+  }
+
+  async del(...keys: string[]) {
+    if (keys.length === 0) return;
+    await this.#run(() => this.client.del(...keys.map((key) => this.#key(key))));
+  }
+
+  async incr(key: string, ttlSeconds: number) {
+    const ttl = toTtlSeconds(ttlSeconds);
+    const full = this.#key(key);
+    // One transaction: the counter can never exist without a TTL, and EXPIRE NX sets it only on
+    // the increment that created the key, so a stream of attempts cannot keep a lockout alive.
+    const [count] = await this.#run(async () =>
+      this.#exec(await this.client.multi().incr(full).expire(full, ttl, 'NX').exec()),
+    );
+    return Number(count);
+  }
+
+  async ttl(key: string) {
+    const seconds = await this.#run(() => this.client.ttl(this.#key(key)));
+    // -2: no such key. -1 (no expiry) cannot happen for keys written through a Store.
+    return seconds === -2 ? null : seconds;
+  }
+
+  async sadd(key: string, member: string, ttlSeconds: number) {
+    const ttl = toTtlSeconds(ttlSeconds);
+    const full = this.#key(key);
+    // NX gives a new set its TTL; GT only ever lengthens an existing one, so a short-lived member
+    // never cuts the life of longer-lived ones. Atomic in one transaction.
+    await this.#run(async () =>
+      this.#exec(await this.client.multi().sadd(full, member).expire(full, ttl, 'NX').expire(full, ttl, 'GT').exec()),
+    );
+  }
+
+  async smembers(key: string) {
+    return this.#run(() => this.client.smembers(this.#key(key)));
+  }
+
+  async srem(key: string, member: string) {
+    await this.#run(() => this.client.srem(this.#key(key), member));
+  }
+
+  async scan(prefix: string) {
+    const pattern = `${escapeGlob(this.#key(prefix))}*`;
+    const keys = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.#run(() => this.client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
+      for (const key of batch) keys.add(key);
+      cursor = next;
+    } while (cursor !== '0');
+
+    const found: { key: string; ttl: number }[] = [];
+    if (keys.size === 0) return found;
+    const pipeline = this.client.pipeline();
+    for (const key of keys) pipeline.ttl(key);
+    const ttls = await this.#run(async () => this.#exec(await pipeline.exec()));
+    [...keys].forEach((key, index) => {
+      const ttl = Number(ttls[index]);
+      // A key may expire between SCAN and TTL.
+      if (ttl !== -2) found.push({ key: key.slice(this.#prefix.length), ttl });
+    });
+    return found;
+  }
+
+  async ping() {
+    await this.#run(() => this.client.ping());
+  }
+
+  async close() {
+    if (!this.#ownsClient) return;
+    if (this.client.status === 'ready') {
+      await this.client.quit().catch(() => this.client.disconnect());
+    } else {
+      this.client.disconnect();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { createStore } from '../../src/store/create-store.ts';
+import { RedisStore } from '../../src/store/redis-store.ts';
+import { StoreUnavailableError } from '../../src/store/store.ts';
+import { storeContract } from './store.contract.ts';
+
+const redisUrl = process.env.REDIS_URL;
+
+async function makeRedisStore(prefix: string, url = redisUrl!) {
+  const store = new RedisStore({ url, prefix });
+  return {
+    store,
+    async cleanup() {
+      const keys = await store.scan('');
+      if (keys.length > 0) await store.del(...keys.map(({ key }) => key));
+      await store.close();
+    },
+  };
+}
+
+if (redisUrl) {
+  storeContract('RedisStore', makeRedisStore);
+} else {
+  describe.skip('RedisStore contract (skipped: set REDIS_URL to run it against a real Redis)', () => {
+    it('needs REDIS_URL', () => {});
+  });
+}
+
+describe('RedisStore when Redis is unreachable', () => {
+  it('fails fast with StoreUnavailableError and ping() rejects', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:1', prefix: 'test:' });
+    try {
+      const started = Date.now();
+      await expect(store.get('anything')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.set('anything', 'x', 60)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+/** A TCP relay to Redis that the test can cut and restore, standing in for a Redis outage. */
+async function startRelay(target: URL, port = 0): Promise<{ port: number; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe.runIf(redisUrl)('RedisStore through an outage', () => {
+  it('answers StoreUnavailableError while Redis is gone and recovers by itself', async () => {
+    let relay = await startRelay(new URL(redisUrl!));
+    const port = relay.port;
+    const { store, cleanup } = await makeRedisStore(`test:outage:${randomBytes(6).toString('hex')}:`, `redis://127.0.0.1:${port}`);
+    try {
+      await store.set('k', 'before', 60);
+
+      await relay.stop();
+      const started = Date.now();
+      await expect(store.get('k')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(3_000);
+
+      relay = await startRelay(new URL(redisUrl!), port);
+      const deadline = Date.now() + 5_000;
+      let value: string | null | undefined;
+      while (value === undefined && Date.now() < deadline) {
+        value = await store.get('k').catch(() => undefined);
+        if (value === undefined) await sleep(100);
+      }
+      expect(value).toBe('before');
+    } finally {
+      await cleanup().catch(() => {});
+      await relay.stop();
+    }
+  });
+
+  it('is what createStore returns for a Redis URL', async () => {
+    const store = createStore({ redisUrl: redisUrl!, prefix: 'test:create:' });
+    expect(store.kind).toBe('redis');
+    expect(store).toBeInstanceOf(RedisStore);
+    await store.ping();
+    await store.close();
+  });
+});

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/store.ts';
+
+export interface StoreUnderTest {
+  store: Store;
+  /** Removes everything the store wrote and closes it. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Makes a store with the given key prefix. Two calls must share one backend (the same Redis
+ * server), so prefix isolation is tested for real where it matters.
+ */
+export type MakeStore = (prefix: string) => Promise<StoreUnderTest>;
+
+/** Glob characters in the prefix prove that scan() matches it literally. */
+function randomPrefix(label: string): string {
+  return `test:[${label}]*?:${randomBytes(6).toString('hex')}:`;
+}
+
+/** What every Store implementation must do. Run by memory-store.test.ts and redis-store.test.ts. */
+export function storeContract(name: string, make: MakeStore) {
+  describe(`${name} (Store contract)`, () => {
+    let subject: StoreUnderTest;
+    let store: Store;
+
+    beforeAll(async () => {
+      subject = await make(randomPrefix('contract'));
+      store = subject.store;
+    });
+    afterAll(() => subject?.cleanup());
+
+    it('reads back what it wrote, overwrites, and answers null for unknown keys', async () => {
+      await store.set('plain', 'one', 60);
+      expect(await store.get('plain')).toBe('one');
+      await store.set('plain', 'two', 60);
+      expect(await store.get('plain')).toBe('two');
+      expect(await store.get('never-written')).toBeNull();
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    it('reports the seconds left, or null for a missing key', async () => {
+      await store.set('ttl', 'x', 60);
+      const ttl = await store.ttl('ttl');
+      expect(ttl).toBeGreaterThanOrEqual(59);
+      expect(ttl).toBeLessThanOrEqual(60);
+      expect(await store.ttl('no-such-key')).toBeNull();
+    });
+
+    it('refuses a TTL that is not a positive number', async () => {
+      await expect(store.set('bad-ttl', 'x', 0)).rejects.toThrow(RangeError);
+      await expect(store.incr('bad-ttl', -1)).rejects.toThrow(RangeError);
+      await expect(store.sadd('bad-ttl', 'x', Number.NaN)).rejects.toThrow(RangeError);
+      expect(await store.get('bad-ttl')).toBeNull();
+    });
+
+    it('forgets every kind of value when its TTL passes, and an incr does not extend it', async () => {
+      await store.set('exp:set', 'v', 1);
+      expect(await store.setIfAbsent('exp:once', 'v', 1)).toBe(true);
+      expect(await store.incr('exp:count', 1)).toBe(1);
+      expect(await store.incr('exp:count', 600)).toBe(2);
+      expect(await store.ttl('exp:count')).toBeLessThanOrEqual(1);
+      await store.sadd('exp:members', 'm', 1);
+      expect(await store.scan('exp:')).toHaveLength(4);
+
+      await sleep(1_200);
+
+      expect(await store.get('exp:set')).toBeNull();
+      expect(await store.ttl('exp:set')).toBeNull();
+      expect(await store.smembers('exp:members')).toEqual([]);
+      expect(await store.scan('exp:')).toEqual([]);
+      expect(await store.setIfAbsent('exp:once', 'again', 60)).toBe(true);
+      expect(await store.incr('exp:count', 60)).toBe(1);
+    });
+
+    it('setIfAbsent writes only when the key does not exist', async () => {
+      expect(await store.setIfAbsent('once', 'first', 60)).toBe(true);
+      expect(await store.setIfAbsent('once', 'second', 60)).toBe(false);
+      expect(await store.get('once')).toBe('first');
+      await store.del('once');
+      expect(await store.setIfAbsent('once', 'third', 60)).toBe(true);
+      expect(await store.get('once')).toBe('third');
+    });
+
+    it('getDel hands the value to exactly one of 20 concurrent callers', async () => {
+      await store.set('single-use', 'code', 60);
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.getDel('single-use')));
+      expect(results.filter((result) => result === 'code')).toHaveLength(1);
+      expect(results.filter((result) => result === null)).toHaveLength(19);
+      expect(await store.get('single-use')).toBeNull();
+      expect(await store.getDel('single-use')).toBeNull();
+    });
+
+    it('del removes several keys at once and ignores missing ones', async () => {
+      await store.set('del:a', '1', 60);
+      await store.set('del:b', '2', 60);
+      await store.sadd('del:c', 'm', 60);
+      await store.set('del:keep', '3', 60);
+      await store.del('del:a', 'del:b', 'del:c', 'del:missing');
+      await store.del();
+      expect(await store.get('del:a')).toBeNull();
+      expect(await store.get('del:b')).toBeNull();
+      expect(await store.smembers('del:c')).toEqual([]);
+      expect(await store.get('del:keep')).toBe('3');
+    });
+
+    it('incr counts atomically under 50 concurrent callers', async () => {
+      const results = await Promise.all(Array.from({ length: 50 }, () => store.incr('counter', 60)));
+      expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+      expect(await store.get('counter')).toBe('50');
+      expect(await store.incr('counter', 60)).toBe(51);
+    });
+
+    it('keeps a set with add, list and remove; an emptied set disappears', async () => {
+      await store.sadd('set', 'a', 60);
+      await store.sadd('set', 'b', 60);
+      await store.sadd('set', 'a', 60);
+      expect((await store.smembers('set')).sort()).toEqual(['a', 'b']);
+      await store.srem('set', 'a');
+      await store.srem('set', 'not-a-member');
+      expect(await store.smembers('set')).toEqual(['b']);
+      await store.srem('set', 'b');
+      expect(await store.smembers('set')).toEqual([]);
+      expect(await store.ttl('set')).toBeNull();
+      expect(await store.smembers('no-such-set')).toEqual([]);
+      await store.srem('no-such-set', 'x');
+    });
+
+    it('sadd extends a set\'s TTL to the longest member and never shortens it', async () => {
+      await store.sadd('grow', 'short', 10);
+      expect(await store.ttl('grow')).toBeLessThanOrEqual(10);
+      await store.sadd('grow', 'long', 100);
+      expect(await store.ttl('grow')).toBeGreaterThanOrEqual(99);
+      await store.sadd('grow', 'shorter', 5);
+      expect(await store.ttl('grow')).toBeGreaterThanOrEqual(99);
+    });
+
+    it('scan finds live keys by literal prefix, without the store prefix, with TTLs', async () => {
+      await store.set('scan:a:1', 'x', 60);
+      await store.set('scan:a:2', 'x', 120);
+      await store.sadd('scan:a:set', 'm', 30);
+      await store.set('scan:ab', 'x', 60);
+      await store.set('scan:*', 'x', 60);
+      await store.set('scan:[a]', 'x', 60);
+      await store.set('scan:?', 'x', 60);
+
+      const found = (await store.scan('scan:a:')).sort((x, y) => x.key.localeCompare(y.key));
+      expect(found.map(({ key }) => key)).toEqual(['scan:a:1', 'scan:a:2', 'scan:a:set']);
+      expect(found[0]!.ttl).toBeGreaterThanOrEqual(59);
+      expect(found[1]!.ttl).toBeGreaterThanOrEqual(119);
+      expect(found[2]!.ttl).toBeLessThanOrEqual(30);
+
+      expect((await store.scan('scan:*')).map(({ key }) => key)).toEqual(['scan:*']);
+      expect((await store.scan('scan:[')).map(({ key }) => key)).toEqual(['scan:[a]']);
+      expect((await store.scan('scan:?')).map(({ key }) => key)).toEqual(['scan:?']);
+      expect(await store.scan('nothing-here:')).toEqual([]);
+    });
+
+    it('does not see or touch keys of a store with another prefix on the same backend', async () => {
+      const other = await make(randomPrefix('other'));
+      try {
+        await store.set('shared-name', 'mine', 60);
+        await other.store.set('shared-name', 'theirs', 60);
+        await other.store.sadd('their-set', 'x', 60);
+        expect(await store.get('shared-name')).toBe('mine');
+        expect(await other.store.get('shared-name')).toBe('theirs');
+        expect(await store.smembers('their-set')).toEqual([]);
+        expect((await store.scan('')).map(({ key }) => key)).not.toContain('their-set');
+        expect((await other.store.scan('')).map(({ key }) => key).sort()).toEqual(['shared-name', 'their-set']);
+
+        await store.del('shared-name', 'their-set');
+        expect(await other.store.get('shared-name')).toBe('theirs');
+        expect(await other.store.smembers('their-set')).toEqual(['x']);
+      } finally {
+        await other.cleanup();
+      }
+    });
+  });
+}
