@@ -1,0 +1,130 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, Route, Switch, useLocation, useSearch } from 'wouter';
+import { LanguageSwitcher } from '../components/language-switcher.tsx';
+import { safeAdminReturn } from './admin-auth.ts';
+import { AccountsPage, InvoicePage, NewTenantPage, NotificationsPage, TenantsPage, TokensPage } from './admin-pages.tsx';
+import { useDarkMode } from './dark-mode.ts';
+import './admin.css';
+
+interface NavItem {
+  href: string;
+  key: string;
+  icon: string;
+  /** Whether the item is the current section (paths are relative to /admin). */
+  matches: (path: string) => boolean;
+}
+
+const NAV_ITEMS: NavItem[] = [
+  { href: '/tenants', key: 'admin.tenants', icon: '▦', matches: (path) => path === '/' || path.startsWith('/tenants') || path.startsWith('/tokens') },
+  { href: '/accounts', key: 'admin.accounts', icon: '◉', matches: (path) => path.startsWith('/accounts') },
+  { href: '/invoice', key: 'admin.invoice', icon: '▤', matches: (path) => path.startsWith('/invoice') },
+  { href: '/notifications', key: 'admin.notifications', icon: '◔', matches: (path) => path.startsWith('/notifications') },
+];
+
+function decodeParam(value: string | undefined): string {
+  try {
+    return decodeURIComponent(value ?? '');
+  } catch {
+    return value ?? '';
+  }
+}
+
+/** /admin/*: the operator console frame. Rendered inside <Route path="/admin" nest>. */
+export function AdminShell() {
+  const { t } = useTranslation();
+  const [path] = useLocation();
+  const from = new URLSearchParams(useSearch()).get('from');
+  const [collapsed, setCollapsed] = useState(false);
+  const [dark, setDark] = useDarkMode();
+
+  return (
+    <div className={collapsed ? 'admin collapsed' : 'admin'}>
+      <aside className="admin-sidebar" id="admin-sidebar">
+        <div className="admin-sidebar-head">
+          <span className="brand-mark" aria-hidden="true">
+            N
+          </span>
+          <span className="admin-title">{t('admin.title')}</span>
+        </div>
+        <nav aria-label={t('admin.nav_label')}>
+          <ul>
+            {NAV_ITEMS.map((item) => {
+              const active = item.matches(path);
+              return (
+                <li key={item.href}>
+                  <Link href={item.href} className={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
+                    <span className="nav-icon" aria-hidden="true">
+                      {item.icon}
+                    </span>
+                    <span className="nav-text">{t(item.key)}</span>
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+        <label className="checkbox dark-toggle">
+          <input type="checkbox" checked={dark} onChange={(event) => setDark(event.target.checked)} />
+          <span className="nav-text">{t('admin.dark_mode')}</span>
+        </label>
+      </aside>
+      <div className="admin-main">
+        <header className="admin-topbar">
+          <button
+            type="button"
+            className="btn btn-secondary sidebar-toggle"
+            aria-controls="admin-sidebar"
+            aria-expanded={!collapsed}
+            onClick={() => setCollapsed(!collapsed)}
+          >
+            {collapsed ? t('admin.expand') : t('admin.collapse')}
+          </button>
+          <LanguageSwitcher />
+        </header>
+        <main className="admin-content">{from !== null ? <SignInRequired from={from} /> : <AdminRoutes />}</main>
+      </div>
+    </div>
+  );
+}
+
+function AdminRoutes() {
+  return (
+    <Switch>
+      <Route path="/" component={TenantsPage} />
+      <Route path="/tenants" component={TenantsPage} />
+      <Route path="/tenants/new" component={NewTenantPage} />
+      <Route path="/accounts" component={AccountsPage} />
+      <Route path="/invoice" component={InvoicePage} />
+      <Route path="/notifications" component={NotificationsPage} />
+      <Route path="/tokens/:email/:account_id">
+        {(params) => <TokensPage email={decodeParam(params.email)} accountId={decodeParam(params.account_id)} />}
+      </Route>
+      <Route>
+        <TenantsPage />
+      </Route>
+    </Switch>
+  );
+}
+
+/** Shown at /admin?from=…: the session has no operator access (401/403 on a console call). */
+function SignInRequired({ from }: { from: string }) {
+  const { t } = useTranslation();
+  const back = safeAdminReturn(from);
+  return (
+    <section className="admin-page">
+      <h1 id="admin-signin-title">{t('admin.signin_required')}</h1>
+      <p>{t('admin.signin_body')}</p>
+      <div className="actions">
+        <a className="btn btn-primary" href="/login">
+          {t('admin.sign_in')}
+        </a>
+        {back && (
+          <a className="btn btn-secondary" href={back}>
+            {t('admin.retry')}
+          </a>
+        )}
+      </div>
+    </section>
+  );
+}

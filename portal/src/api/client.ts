@@ -1,0 +1,177 @@
+import type {
+  AvailableTenantsResponse,
+  ConfirmResetResponse,
+  ErrorDetail,
+  LoginPingResponse,
+  LoginSessionResponse,
+  UserInfo,
+} from './types.ts';
+
+export type * from './types.ts';
+
+/** A non-success answer, or status 0 with type `network_error` when no answer came at all. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly statusText: string;
+  readonly detail: ErrorDetail[];
+
+  constructor(status: number, statusText: string, detail: ErrorDetail[]) {
+    super(detail[0]?.msg || `${status} ${statusText}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.statusText = statusText;
+    this.detail = detail;
+  }
+
+  /** The first detail type: what the portal translates. */
+  get type(): string | undefined {
+    return this.detail[0]?.type;
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+let languageSource: () => string | undefined = () => undefined;
+
+/** main.tsx wires this to i18next so every call carries the UI language as Accept-Language. */
+export function setLanguageSource(source: () => string | undefined): void {
+  languageSource = source;
+}
+
+interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function toDetail(body: unknown): ErrorDetail[] {
+  if (typeof body !== 'object' || body === null || !('detail' in body)) return [];
+  const detail = (body as { detail: unknown }).detail;
+  if (typeof detail === 'string') return [{ type: 'error', msg: detail }];
+  if (!Array.isArray(detail)) return [];
+  return detail
+    .filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null)
+    .map((item) => ({ type: String(item.type ?? ''), msg: String(item.msg ?? '') }));
+}
+
+/**
+ * The one fetch wrapper: same-origin cookies, JSON both ways. Success gives the parsed body, or
+ * undefined for 204, an empty or a non-JSON body. Failure throws ApiError.
+ */
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  const language = languageSource();
+  if (language) headers['Accept-Language'] = language;
+  Object.assign(headers, options.headers);
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+  } catch (cause) {
+    const msg = cause instanceof Error ? cause.message : String(cause);
+    throw new ApiError(0, 'Network Error', [{ type: 'network_error', msg }]);
+  }
+  const text = response.status === 204 ? '' : await response.text().catch(() => '');
+  const body = parseJson(text);
+  if (!response.ok) throw new ApiError(response.status, response.statusText, toDetail(body));
+  return body as T;
+}
+
+/** `?a=b` from a query string or params; empty when there is nothing to pass. */
+function queryString(query: string | URLSearchParams | undefined): string {
+  if (query === undefined) return '';
+  const text = typeof query === 'string' ? query.replace(/^\?/, '') : query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+// ---- sign-in (spec section 7) ----
+
+/** The page's own query string is passed through: the server reads client_id, type, ... from it. */
+export function loginStart(email: string, query?: string | URLSearchParams): Promise<LoginSessionResponse> {
+  return request('POST', `/auth/login/start${queryString(query)}`, { body: { email } });
+}
+
+export function loginPing(sessionId?: string | null): Promise<LoginPingResponse | undefined> {
+  const query = sessionId ? new URLSearchParams({ session_id: sessionId }) : undefined;
+  return request('GET', `/auth/login/ping${queryString(query)}`);
+}
+
+export function verifyPassword(payload: {
+  session_id: string;
+  email: string;
+  password: string;
+  remember?: boolean;
+}): Promise<LoginSessionResponse> {
+  return request('POST', '/auth/login/verify-password', { body: payload });
+}
+
+export function verifyOtp(payload: { session_id: string; email: string; otp: string }): Promise<LoginSessionResponse> {
+  return request('POST', '/auth/login/verify-otp', { body: payload });
+}
+
+/** May answer with the session (then the portal follows its state) or with nothing. */
+export function resendOtp(payload: { session_id: string }): Promise<LoginSessionResponse | undefined> {
+  return request('POST', '/auth/login/resend-otp', { body: payload });
+}
+
+export function verifyMfa(payload: {
+  session_id: string;
+  totp_code: string;
+  remember: boolean;
+}): Promise<LoginSessionResponse> {
+  return request('POST', '/auth/login/verify-mfa', { body: payload });
+}
+
+export function mergeMfa(payload: { session_id: string; totp_code: string }): Promise<LoginSessionResponse> {
+  return request('POST', '/auth/login/merge-mfa', { body: payload });
+}
+
+export function createPassword(payload: { session_id: string; password: string }): Promise<LoginSessionResponse> {
+  return request('POST', '/auth/login/create-password', { body: payload });
+}
+
+export function skipCreatePassword(payload: { session_id: string }): Promise<LoginSessionResponse> {
+  return request('POST', '/auth/login/skip-create-password', { body: payload });
+}
+
+// ---- password reset ----
+
+/** 200 means sent; the answer never says whether the email has an account. */
+export async function resetRequest(payload: { email: string; type?: string | null }): Promise<void> {
+  const language = languageSource() ?? 'en';
+  await request('POST', '/auth/reset/request', { body: payload, headers: { 'Accept-Language': language } });
+}
+
+/** Throws ApiError 406 when the token is invalid or expired. */
+export async function checkResetToken(payload: { token: string }): Promise<void> {
+  await request('POST', '/auth/reset/check-token', { body: payload });
+}
+
+/** Answers the account `type` (e.g. a sharing-portal account); 406 means the reset failed. */
+export async function confirmReset(payload: { token: string; password: string }): Promise<ConfirmResetResponse> {
+  return (await request<ConfirmResetResponse | undefined>('POST', '/auth/reset/confirm', { body: payload })) ?? {};
+}
+
+// ---- after sign-in ----
+
+export function availableTenants(): Promise<AvailableTenantsResponse> {
+  return request('GET', '/auth/available-tenants');
+}
+
+export function userinfo(): Promise<UserInfo> {
+  return request('GET', '/oauth2/userinfo');
+}

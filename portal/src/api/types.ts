@@ -1,0 +1,71 @@
+/** Shapes of the answers the portal reads. Field names are the server's (snake_case). */
+
+export const LOGIN_STATES = [
+  'Start',
+  'PasswordResetRequired',
+  'OTPRequired',
+  'CredentialsRequired',
+  'MfaRequired',
+  'TOTPResetRequired',
+  'AskedCreateCredential',
+  'Done',
+] as const;
+
+export type LoginStateName = (typeof LOGIN_STATES)[number];
+
+export type CredentialType = 'password' | 'oidc' | 'webauthn' | 'totp';
+
+export interface AvailableCredential {
+  id: string;
+  type: CredentialType | (string & {});
+  /** For oidc credentials: the upstream issuer host, e.g. `accounts.google.com`. */
+  provider?: string | null;
+}
+
+/** Every answer of the login API names the next state; the server decides it. */
+export interface LoginSessionResponse {
+  state: LoginStateName;
+  session_id: string;
+  email?: string | null;
+  is_stakeholder: boolean;
+  is_user: boolean;
+  available_credentials: AvailableCredential[];
+  allow_totp_remember: boolean;
+  /** Where to go at Done inside an OAuth interaction; preferred over the portal's own choice. */
+  redirect_to?: string | null;
+  /** Optional: upstream providers enabled on this server (`google`, `microsoft`). */
+  enabled_providers?: string[] | null;
+}
+
+/** The ping answers with what it knows: an email, and the full session answer when one exists. */
+export type LoginPingResponse = Partial<LoginSessionResponse> & { email?: string | null };
+
+export interface ErrorDetail {
+  type: string;
+  msg: string;
+}
+
+export interface TenantSummary {
+  id: string;
+  name: string;
+  slug: string;
+  url: string;
+}
+
+export interface AvailableTenantsResponse {
+  tenants: TenantSummary[];
+  is_stakeholder: boolean;
+}
+
+export interface UserInfo {
+  name?: string | null;
+  email: string;
+  locale?: string | null;
+  profile_picture?: string | null;
+  available_credentials?: AvailableCredential[];
+  is_user?: boolean;
+}
+
+export interface ConfirmResetResponse {
+  type?: string | null;
+}

@@ -1,0 +1,111 @@
+/**
+ * The one map from a server error `type` (the first entry of `detail`) to a translated message.
+ * The server decides the next step; these only choose what to tell the person and whether the
+ * current form stays usable:
+ * - soft: keep the form, show the message beneath it;
+ * - hard: the current code can no longer work (one-time code expired or retries used up): hide the
+ *   code input, offer a new code;
+ * - restart: the login session is gone or in another state: show the message, then go back to
+ *   Start after RESTART_DELAY_MS.
+ */
+
+export const RESTART_DELAY_MS = 3000;
+
+export type LoginErrorKind = 'soft' | 'hard' | 'restart';
+
+export interface LoginError {
+  /** i18n key of the message. */
+  key: string;
+  kind: LoginErrorKind;
+  /** The server's own text, shown (translated when known) for validation-type errors. */
+  serverMessage?: string;
+}
+
+interface Mapping {
+  key: string;
+  kind: LoginErrorKind;
+  useServerMessage?: boolean;
+}
+
+export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
+  invalid_credentials: { key: 'errors.invalid_credentials', kind: 'soft' },
+  login_session_expired: { key: 'errors.login_session_expired', kind: 'restart' },
+  login_session_missing: { key: 'errors.login_session_expired', kind: 'restart' },
+  invalid_login_session_state: { key: 'errors.invalid_login_session_state', kind: 'restart' },
+  account_locked: { key: 'errors.account_locked', kind: 'soft' },
+  'otp/invalid': { key: 'errors.invalid_code', kind: 'soft' },
+  'otp/session/invalid': { key: 'errors.otp_session_invalid', kind: 'hard' },
+  'otp/retries-exceeded': { key: 'errors.otp_retries_exceeded', kind: 'hard' },
+  'mfa/invalid': { key: 'errors.invalid_code', kind: 'soft' },
+  too_many_requests: { key: 'errors.too_many_requests', kind: 'soft' },
+  weak_password: { key: 'errors.weak_password', kind: 'soft', useServerMessage: true },
+  validation_error: { key: 'errors.validation_error', kind: 'soft', useServerMessage: true },
+  network_error: { key: 'errors.network_error', kind: 'soft' },
+};
+
+export const DEFAULT_LOGIN_ERROR: LoginError = { key: 'errors.failed_to_authenticate', kind: 'soft' };
+
+export const NETWORK_LOGIN_ERROR: LoginError = { key: 'errors.network_error', kind: 'soft' };
+
+/**
+ * English server texts the portal knows how to translate (the server answers `msg` in English).
+ * Unknown texts are shown as the server wrote them.
+ */
+export const KNOWN_SERVER_MESSAGES: Record<string, string> = {
+  'Passwords do not match': 'password.mismatch',
+  'Password cannot be empty': 'password.empty',
+  'Password must be at least 8 characters': 'password.too_short',
+  'Password must be at least 9 characters': 'password.rules.length',
+  'Password must contain an uppercase letter': 'password.rules.uppercase',
+  'Password must contain a digit': 'password.rules.digit',
+  'Password must contain a special character': 'password.rules.special',
+};
+
+interface ErrorLike {
+  status: number;
+  detail: { type: string; msg: string }[];
+}
+
+function isErrorLike(error: unknown): error is ErrorLike {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as ErrorLike).status === 'number' &&
+    Array.isArray((error as ErrorLike).detail)
+  );
+}
+
+/** Classifies anything a login call threw. Not an API error at all → the default message. */
+export function loginErrorFrom(error: unknown): LoginError {
+  if (!isErrorLike(error)) return DEFAULT_LOGIN_ERROR;
+  if (error.status === 0 || error.status === 503) return NETWORK_LOGIN_ERROR;
+  const first = error.detail[0];
+  const mapping = first ? LOGIN_ERROR_TYPES[first.type] : undefined;
+  if (!first || !mapping) return DEFAULT_LOGIN_ERROR;
+  const result: LoginError = { key: mapping.key, kind: mapping.kind };
+  if (mapping.useServerMessage && first.msg) result.serverMessage = first.msg;
+  return result;
+}
+
+/** An error passed back in the page's query (`?error=<type>`), e.g. after an upstream sign-in. */
+export function loginErrorFromType(type: string): LoginError {
+  return loginErrorFrom({ status: 400, detail: [{ type, msg: '' }] });
+}
+
+type Translate = (key: string) => string;
+
+/** The text to show: the server's text (translated when known) or the mapped message. */
+export function describeLoginError(error: LoginError, t: Translate): string {
+  if (error.serverMessage) {
+    const known = KNOWN_SERVER_MESSAGES[error.serverMessage];
+    return known ? t(known) : error.serverMessage;
+  }
+  return t(error.key);
+}
+
+/** Sending a reset link failed: a network problem, or anything else (never says why). */
+export function resetRequestErrorKey(error: unknown): string {
+  if (isErrorLike(error) && (error.status === 0 || error.status === 503)) return NETWORK_LOGIN_ERROR.key;
+  if (isErrorLike(error) && error.status === 429) return 'errors.too_many_requests';
+  return 'errors.failed_to_send_reset_email';
+}

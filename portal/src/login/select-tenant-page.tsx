@@ -1,0 +1,113 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation } from 'wouter';
+import { availableTenants } from '../api/client.ts';
+import type { AvailableTenantsResponse, TenantSummary } from '../api/types.ts';
+import { AuthLayout } from '../components/auth-layout.tsx';
+import { LoginGuard, useLoginEmail } from '../components/login-guard.tsx';
+import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { SHARING_PORTAL_PATH } from './done-target.ts';
+import { ACCESSED_TENANTS_KEY, daysSinceAccess, parseAccessedTenants, recordAccess, sortTenants, type AccessedTenants } from './tenants.ts';
+
+function readAccessed(): AccessedTenants {
+  try {
+    return parseAccessedTenants(localStorage.getItem(ACCESSED_TENANTS_KEY));
+  } catch {
+    return {};
+  }
+}
+
+/** /login/select-tenant, behind the login guard. */
+export function SelectTenantPage() {
+  return (
+    <LoginGuard>
+      <TenantChooser />
+    </LoginGuard>
+  );
+}
+
+function TenantChooser() {
+  const { t } = useTranslation();
+  const [, navigate] = useLocation();
+  const email = useLoginEmail();
+  const [answer, setAnswer] = useState<AvailableTenantsResponse | null>(null);
+  const [accessed] = useState(readAccessed);
+
+  useEffect(() => {
+    let active = true;
+    availableTenants().then(
+      (result) => active && setAnswer(result),
+      () => active && navigate('/login', { replace: true }),
+    );
+    return () => {
+      active = false;
+    };
+  }, [navigate]);
+
+  if (!answer) {
+    return (
+      <AuthLayout>
+        <p className="page-loading" role="status">
+          {t('app.loading')}
+        </p>
+      </AuthLayout>
+    );
+  }
+
+  const tenants = sortTenants(answer.tenants ?? [], accessed);
+  return <TenantList answer={answer} tenants={tenants} accessed={accessed} email={email} />;
+}
+
+interface TenantListProps {
+  answer: AvailableTenantsResponse;
+  tenants: TenantSummary[];
+  accessed: AccessedTenants;
+  email: string | null;
+}
+
+function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
+  const { t } = useTranslation();
+  const portalRef = useAutoFocus<HTMLAnchorElement>(tenants.length === 0);
+  return (
+    <AuthLayout brand={answer.is_stakeholder && tenants.length === 0 ? t('app.sharing_portal') : undefined}>
+      <section className="step">
+        <h1 id="tenants-title">{t('tenants.title')}</h1>
+        {email && <p className="signed-in-as">{t('tenants.signed_in_as', { email })}</p>}
+        {tenants.length === 0 && !answer.is_stakeholder && <p>{t('tenants.empty')}</p>}
+        <ul className="tenant-list">
+          {tenants.map((tenant, index) => (
+            <li key={tenant.id}>
+              <TenantCard tenant={tenant} accessed={accessed} autoFocus={index === 0} />
+            </li>
+          ))}
+        </ul>
+        {answer.is_stakeholder && (
+          <a ref={portalRef} className="btn btn-secondary" href={SHARING_PORTAL_PATH}>
+            {t('tenants.sharing_portal')}
+          </a>
+        )}
+      </section>
+    </AuthLayout>
+  );
+}
+
+function TenantCard({ tenant, accessed, autoFocus }: { tenant: TenantSummary; accessed: AccessedTenants; autoFocus: boolean }) {
+  const { t } = useTranslation();
+  const ref = useAutoFocus<HTMLAnchorElement>(autoFocus);
+  const days = daysSinceAccess(accessed, tenant.id, new Date());
+  const lastAccess = days === null ? t('tenants.never') : days === 0 ? t('tenants.today') : t('tenants.days', { count: days });
+  const remember = () => {
+    try {
+      localStorage.setItem(ACCESSED_TENANTS_KEY, JSON.stringify(recordAccess(readAccessed(), tenant.id, new Date())));
+    } catch {
+      // Storage may be unavailable (private mode); the link still works.
+    }
+  };
+  return (
+    <a ref={ref} className="tenant-card" href={tenant.url} onClick={remember}>
+      <span className="tenant-name">{tenant.name}</span>
+      <span className="tenant-slug">{tenant.slug}</span>
+      <span className="tenant-access">{lastAccess}</span>
+    </a>
+  );
+}

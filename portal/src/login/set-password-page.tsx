@@ -1,0 +1,106 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation } from 'wouter';
+import { checkResetToken, confirmReset, isApiError } from '../api/client.ts';
+import { ErrorAlert, Notice } from '../components/alert.tsx';
+import { AuthLayout } from '../components/auth-layout.tsx';
+import { Button } from '../components/button.tsx';
+import { PasswordFields } from '../components/password-fields.tsx';
+import { SHARING_PORTAL_PATH } from './done-target.ts';
+import { describeLoginError, loginErrorFrom } from './error-messages.ts';
+import { SET_PASSWORD_PROBLEM_KEYS, setPasswordProblem, visibleSetPasswordProblem } from './password-rules.ts';
+
+type Status = 'checking' | 'invalid' | 'ready' | 'saving' | 'done';
+
+/** /login/set-password/:token — choose and repeat a new password from a reset link. */
+export function SetPasswordPage({ token }: { token: string }) {
+  const { t } = useTranslation();
+  const [, navigate] = useLocation();
+  const [status, setStatus] = useState<Status>('checking');
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [accountType, setAccountType] = useState<string | null>(null);
+
+  useEffect(() => {
+    let active = true;
+    checkResetToken({ token }).then(
+      () => active && setStatus('ready'),
+      (failure: unknown) => {
+        if (!active) return;
+        // 406: invalid or expired — say so and hide the form. Anything else: back to /.
+        if (isApiError(failure) && failure.status === 406) setStatus('invalid');
+        else navigate('/', { replace: true });
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [token, navigate]);
+
+  const problem = setPasswordProblem(password, repeat);
+  const visible = visibleSetPasswordProblem(password, repeat, touched);
+  const problemText = visible ? t(SET_PASSWORD_PROBLEM_KEYS[visible]) : null;
+
+  const save = async () => {
+    setStatus('saving');
+    setError(null);
+    try {
+      const answer = await confirmReset({ token, password });
+      setAccountType(answer.type ?? null);
+      setStatus('done');
+    } catch (failure) {
+      const known = isApiError(failure) && failure.status !== 406 ? loginErrorFrom(failure) : null;
+      // The server's own refusal (weak_password, validation_error) is shown as it explains it.
+      setError(known?.serverMessage ? describeLoginError(known, t) : t('errors.password_reset_failed'));
+      setStatus('ready');
+    }
+  };
+
+  return (
+    <AuthLayout>
+      <section className="step">
+        <h1 id="set-password-title">{status === 'done' ? t('success.new_password_set') : t('set_password.title')}</h1>
+        {status === 'checking' && <p role="status">{t('set_password.checking')}</p>}
+        {status === 'invalid' && <ErrorAlert message={t('errors.invalid_or_expired_token')} />}
+        {(status === 'ready' || status === 'saving') && (
+          <form
+            className="form"
+            onSubmit={(event) => {
+              event.preventDefault();
+              setTouched(true);
+              if (problem === null) void save();
+            }}
+          >
+            <PasswordFields
+              password={password}
+              repeat={repeat}
+              onPasswordChange={setPassword}
+              onPasswordBlur={() => setTouched(true)}
+              onRepeatChange={(value) => {
+                setTouched(true);
+                setRepeat(value);
+              }}
+              disabled={status === 'saving'}
+              autoFocus
+              problem={problemText}
+            />
+            <Button loading={status === 'saving'} disabled={problem !== null}>
+              {t('set_password.submit')}
+            </Button>
+            <ErrorAlert message={error} />
+          </form>
+        )}
+        {status === 'done' && (
+          <>
+            <Notice message={t('set_password.done_body')} />
+            <Button type="button" autoFocus onClick={() => window.location.assign(accountType ? SHARING_PORTAL_PATH : '/login')}>
+              {t('app.go_to_login')}
+            </Button>
+          </>
+        )}
+      </section>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,108 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
+import { verifyPassword } from '../../api/client.ts';
+import { Notice } from '../../components/alert.tsx';
+import { Button } from '../../components/button.tsx';
+import { useAutoFocus } from '../../components/use-auto-focus.ts';
+import type { LoginFlow } from '../login-flow.ts';
+import { hasPasswordCredential, providerSignInUrl, signInProviders, singleProvider } from '../providers.ts';
+import { StepFrame } from './step-frame.tsx';
+
+export const RESET_EMAIL_KEY = 'reset_email';
+
+interface CredentialsStepProps {
+  flow: LoginFlow;
+  title: string;
+  /** False when the page was reached with an error (e.g. back from a failed upstream sign-in). */
+  allowAutoRedirect: boolean;
+}
+
+export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsStepProps) {
+  const { t } = useTranslation();
+  const { state, sessionId } = flow;
+  const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(false);
+  const providers = signInProviders(state.session);
+  const showPassword = hasPasswordCredential(state.session) || providers.length === 0;
+  const firstProviderRef = useAutoFocus<HTMLAnchorElement>(!showPassword);
+  const only = allowAutoRedirect && !state.error ? singleProvider(state.session) : null;
+
+  // A single-provider account goes straight to its provider (spec section 2).
+  useEffect(() => {
+    if (only) window.location.assign(providerSignInUrl(only, sessionId));
+  }, [only, sessionId]);
+
+  if (only) {
+    return (
+      <StepFrame flow={flow} title={title}>
+        <Notice message={t('login.credentials.redirecting', { provider: t(`provider.${only}`) })} />
+      </StepFrame>
+    );
+  }
+
+  return (
+    <StepFrame flow={flow} title={title}>
+      {providers.length > 0 && (
+        <div className="provider-buttons">
+          {providers.map((provider, index) => (
+            <a
+              key={provider}
+              className={`btn btn-secondary btn-provider provider-${provider}`}
+              href={providerSignInUrl(provider, sessionId)}
+              ref={index === 0 ? firstProviderRef : undefined}
+            >
+              {t(`login.credentials.${provider}`)}
+            </a>
+          ))}
+        </div>
+      )}
+      {providers.length > 0 && showPassword && (
+        <p className="divider">
+          <span>{t('login.credentials.or')}</span>
+        </p>
+      )}
+      {showPassword && (
+        <form
+          className="form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (!password) return;
+            void flow.submit((id) => verifyPassword({ session_id: id, email: state.email, password, remember }));
+          }}
+        >
+          {/* Lets password managers pair the password with the account. */}
+          <input type="email" name="username" autoComplete="username" value={state.email} readOnly hidden />
+          <div className="field">
+            <label htmlFor="login-password">{t('login.credentials.password')}</label>
+            <input
+              id="login-password"
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              autoFocus
+              required
+              disabled={state.pending}
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          </div>
+          <label className="checkbox">
+            <input type="checkbox" checked={remember} disabled={state.pending} onChange={(event) => setRemember(event.target.checked)} />
+            {t('login.credentials.remember')}
+          </label>
+          <Button loading={state.pending} disabled={!password}>
+            {t('login.credentials.submit')}
+          </Button>
+          <Link
+            href="/login/reset-password"
+            className="text-link"
+            onClick={() => sessionStorage.setItem(RESET_EMAIL_KEY, state.email)}
+          >
+            {t('login.credentials.forgot')}
+          </Link>
+        </form>
+      )}
+    </StepFrame>
+  );
+}

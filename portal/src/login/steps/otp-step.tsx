@@ -1,0 +1,63 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { resendOtp, verifyOtp } from '../../api/client.ts';
+import { Button } from '../../components/button.tsx';
+import { OTP_LENGTH, OtpInput } from '../../components/otp-input.tsx';
+import type { LoginFlow } from '../login-flow.ts';
+import { StepFrame } from './step-frame.tsx';
+
+/**
+ * Email one-time code. A soft error (wrong code) keeps the boxes, cleared, with the error beneath;
+ * a hard one (code expired, retries used up) hides them until a new code is sent.
+ */
+export function OtpStep({ flow }: { flow: LoginFlow }) {
+  const { t } = useTranslation();
+  const { state } = flow;
+  const [code, setCode] = useState('');
+  // Each failed attempt remounts the boxes: cleared, focus back on the first one.
+  const [attempt, setAttempt] = useState(0);
+  const hard = state.error?.kind === 'hard';
+  const resendRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (hard) resendRef.current?.focus();
+  }, [hard]);
+
+  const verify = async (otp: string) => {
+    if (otp.length !== OTP_LENGTH || state.pending) return;
+    await flow.submit((sessionId) => verifyOtp({ session_id: sessionId, email: state.email, otp }));
+    setCode('');
+    setAttempt((n) => n + 1);
+  };
+
+  const resend = () => {
+    setCode('');
+    setAttempt((n) => n + 1);
+    void flow.notify((sessionId) => resendOtp({ session_id: sessionId }), 'login.otp.resent');
+  };
+
+  return (
+    <StepFrame flow={flow} title={t('login.otp.title')} intro={<p>{t('login.otp.body', { email: state.email })}</p>}>
+      {!hard && (
+        <form
+          className="form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void verify(code);
+          }}
+        >
+          <fieldset className="otp-fieldset">
+            <legend>{t('login.otp.legend')}</legend>
+            <OtpInput key={attempt} disabled={state.pending} onChange={setCode} onComplete={(otp) => void verify(otp)} />
+          </fieldset>
+          <Button loading={state.pending} disabled={code.length !== OTP_LENGTH}>
+            {t('login.otp.submit')}
+          </Button>
+        </form>
+      )}
+      <Button type="button" variant="link" ref={resendRef} disabled={state.pending} onClick={resend}>
+        {t('login.otp.resend')}
+      </Button>
+    </StepFrame>
+  );
+}

@@ -1,0 +1,44 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorAlert, Notice } from '../../components/alert.tsx';
+import { Button } from '../../components/button.tsx';
+import type { LoginFlow } from '../login-flow.ts';
+
+interface StepFrameProps {
+  flow: LoginFlow;
+  title: string;
+  intro?: ReactNode;
+  /** Steps after Start offer Cancel, which returns to Start with email and error cleared. */
+  cancellable?: boolean;
+  children: ReactNode;
+}
+
+export function StepFrame({ flow, title, intro, cancellable = true, children }: StepFrameProps) {
+  const { t } = useTranslation();
+  const { state } = flow;
+  const sectionRef = useRef<HTMLElement>(null);
+
+  // After a failed attempt the inputs were disabled while it ran: put focus back on the first one.
+  useEffect(() => {
+    if (!state.error || state.pending) return;
+    const first = sectionRef.current?.querySelector<HTMLInputElement>('input:not([type="hidden"]):not([hidden]):not(:disabled)');
+    first?.focus();
+  }, [state.error, state.pending]);
+
+  return (
+    <section className="step" ref={sectionRef}>
+      <h1 id="step-title">{title}</h1>
+      {state.step !== 'Start' && state.email && <p className="signed-in-as">{t('login.signed_in_as', { email: state.email })}</p>}
+      {intro && <div className="step-intro">{intro}</div>}
+      {children}
+      <ErrorAlert message={flow.errorText} />
+      {state.error?.kind === 'restart' && <p className="muted">{t('login.restart_notice')}</p>}
+      <Notice message={state.notice ? t(state.notice) : null} />
+      {cancellable && (
+        <Button type="button" variant="link" className="cancel" onClick={flow.cancel}>
+          {t('app.cancel')}
+        </Button>
+      )}
+    </section>
+  );
+}
