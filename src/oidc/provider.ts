@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
@@ -5,6 +6,7 @@ import { createOidcAdapter } from './adapter.ts';
 import { createClientAdapter } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
 import { renderError } from './render-error.ts';
+import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
 
 export type NyckelProvider = Provider;
 
@@ -64,13 +66,11 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     },
     scopes,
     claims: {
-      openid: ['sub'],
+      // amr, acr and auth_time go into every ID token: relying parties decide step-up on them.
+      openid: ['sub', 'acr', 'amr', 'auth_time'],
       email: ['email', 'email_verified'],
       profile: ['name', 'locale', 'picture'],
       tenants: ['tenants'],
-      acr: null,
-      amr: null,
-      auth_time: null,
       sid: null,
     },
     responseTypes: ['code'],
@@ -110,5 +110,11 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
 
   const provider = new Provider(ctx.config.issuer, configuration);
   provider.proxy = ctx.config.trustProxy > 0;
+  // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
+  // person straight back in through it.
+  provider.on('end_session.success', (koa: KoaContextWithOIDC) => {
+    const id = portalSessionId(ctx.config, koa.req as unknown as Request);
+    if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
+  });
   return { provider };
 }

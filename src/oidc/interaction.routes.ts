@@ -1,0 +1,130 @@
+import { Router, type Request, type Response } from 'express';
+import type Provider from 'oidc-provider';
+import type { Context } from '../context.ts';
+import { getPortalSession, type PortalSession } from '../session/portal-session.ts';
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** amr values that count as a second factor: the acr of such a sign-in is LoA 2. */
+const multiFactor = new Set(['mfa', 'hwk']);
+
+/**
+ * The bridge between oidc-provider's interactions and Nyckel's own login. The provider sends the
+ * browser to /auth/interaction/:uid; we either finish at once with the person's Nyckel session
+ * (single sign-on) or send them to /login with the request's client_id, and /login's Done answer
+ * brings them back to /auth/interaction/:uid/finish. First-party clients only: consent is granted
+ * without a screen, for exactly the scopes and claims the client asked for.
+ */
+export function createInteractionRouter(ctx: Context, provider: Provider): Router {
+  const router = Router();
+
+  router.get('/auth/interaction/:uid', async (req, res) => {
+    const details = await interactionOrNull(provider, req, res);
+    if (!details || details.uid !== req.params.uid) return expired(res);
+    const session = await getPortalSession(ctx, req);
+    if (details.prompt.name === 'login' && !(session && sessionSatisfies(session, details, ctx.now()))) {
+      return res.redirect(303, loginUrl(details));
+    }
+    await finish(provider, req, res, details, session);
+  });
+
+  router.get('/auth/interaction/:uid/finish', async (req, res) => {
+    const details = await interactionOrNull(provider, req, res);
+    if (!details || details.uid !== req.params.uid) return expired(res);
+    const session = await getPortalSession(ctx, req);
+    if (!session || (details.prompt.name === 'login' && !sessionSatisfies(session, details, ctx.now()))) {
+      return res.redirect(303, loginUrl(details));
+    }
+    await finish(provider, req, res, details, session);
+  });
+
+  return router;
+}
+
+async function interactionOrNull(provider: Provider, req: Request, res: Response): Promise<Details | null> {
+  try {
+    return await provider.interactionDetails(req, res);
+  } catch {
+    // No interaction cookie, or the interaction expired: nothing to resume.
+    return null;
+  }
+}
+
+function expired(res: Response) {
+  res.redirect(303, '/login?error=interaction_expired');
+}
+
+/**
+ * Whether the Nyckel session may answer this login prompt. With only `no_session`, any session
+ * does (SSO). `max_age` is met when the sign-in is recent enough. `prompt=login` and every other
+ * reason demand a sign-in that happened after the authorization request began.
+ */
+function sessionSatisfies(session: PortalSession, details: Details, now: Date): boolean {
+  const reasons = details.prompt.reasons.filter((r) => r !== 'no_session');
+  if (reasons.length === 0) return true;
+  if (reasons.every((r) => r === 'max_age')) {
+    const maxAge = Number(details.params.max_age);
+    return Number.isFinite(maxAge) && Math.floor(now.getTime() / 1000) - session.auth_time <= maxAge;
+  }
+  const started = typeof details.iat === 'number' ? details.iat : 0;
+  return session.auth_time >= started;
+}
+
+function loginUrl(details: Details): string {
+  const query = new URLSearchParams({ client_id: String(details.params.client_id), interaction: details.uid });
+  const locale = typeof details.params.ui_locales === 'string' ? details.params.ui_locales.split(' ')[0] : undefined;
+  if (locale === 'sv' || locale === 'en') query.set('lang', locale);
+  if (typeof details.params.login_hint === 'string' && details.params.login_hint.includes('@')) {
+    query.set('email', details.params.login_hint);
+  }
+  return `/login?${query}`;
+}
+
+async function finish(provider: Provider, req: Request, res: Response, details: Details, session: PortalSession | null) {
+  if (details.prompt.name === 'login') {
+    const amr = session!.amr;
+    await provider.interactionFinished(
+      req,
+      res,
+      {
+        login: {
+          accountId: session!.account_id,
+          amr,
+          acr: amr.some((m) => multiFactor.has(m)) ? 'urn:nyckel:loa:2' : 'urn:nyckel:loa:1',
+          ts: session!.auth_time,
+          remember: true,
+        },
+      },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  if (details.prompt.name === 'consent') {
+    const grantId = await grantRequested(provider, details);
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    return;
+  }
+  await provider.interactionFinished(
+    req,
+    res,
+    { error: 'access_denied', error_description: 'unsupported interaction' },
+    { mergeWithLastSubmission: false },
+  );
+}
+
+async function grantRequested(provider: Provider, details: Details): Promise<string> {
+  const accountId = details.session?.accountId;
+  const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+  const grant = existing ?? new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+  const prompt = details.prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  if (prompt.missingOIDCScope) grant.addOIDCScope(prompt.missingOIDCScope.join(' '));
+  if (prompt.missingOIDCClaims) grant.addOIDCClaims(prompt.missingOIDCClaims);
+  for (const [indicator, scopes] of Object.entries(prompt.missingResourceScopes ?? {})) {
+    grant.addResourceScope(indicator, scopes.join(' '));
+  }
+  return grant.save();
+}

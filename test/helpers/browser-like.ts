@@ -1,0 +1,64 @@
+/**
+ * A minimal browser for HTTP-level journeys: a cookie jar, manual redirect following, and the
+ * Origin header a same-site page would send. Cookies are kept by name (one host under test).
+ */
+export class BrowserLike {
+  readonly base: string;
+  readonly cookies = new Map<string, string>();
+
+  constructor(base: string) {
+    this.base = base;
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  #remember(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const index = pair!.indexOf('=');
+      const name = pair!.slice(0, index).trim();
+      const value = pair!.slice(index + 1).trim();
+      const expired = attributes.some((a) => /^\s*max-age=0/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, this.base);
+    const headers = new Headers(init.headers);
+    if (url.origin === new URL(this.base).origin && this.cookies.size) headers.set('cookie', this.cookieHeader());
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    if (url.origin === new URL(this.base).origin) this.#remember(response);
+    return response;
+  }
+
+  async json<T = Record<string, unknown>>(path: string, body: unknown): Promise<{ status: number; body: T }> {
+    const response = await this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: new URL(this.base).origin },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
+  /**
+   * Follows redirects from `path` while they stay on this host; returns the first URL that
+   * leaves it (e.g. the relying party's redirect_uri) or the final response of this host.
+   */
+  async follow(path: string, limit = 15): Promise<{ url: URL; response: Response }> {
+    let url = new URL(path, this.base);
+    if (url.origin !== new URL(this.base).origin) return { url, response: new Response(null, { status: 204 }) };
+    for (let i = 0; i < limit; i += 1) {
+      const response = await this.request(url.toString());
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location) return { url, response };
+      url = new URL(location, url);
+      if (url.origin !== new URL(this.base).origin) return { url, response };
+    }
+    throw new Error(`too many redirects from ${path}`);
+  }
+}

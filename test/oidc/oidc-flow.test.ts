@@ -1,0 +1,279 @@
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertClient } from '../../src/oidc/clients.ts';
+import { createAccount } from '../fixtures/accounts.ts';
+import { BrowserLike } from '../helpers/browser-like.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const password = 'Correct-horse9!';
+const redirectUri = 'http://127.0.0.1:9/callback';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await createAccount(server.ctx.db, { email: 'rp-user@example.com', password, name: 'Rita Relying' });
+  for (const id of ['rp-one', 'rp-two']) {
+    await upsertClient(server.ctx.db, {
+      client_id: id,
+      redirect_uris: [redirectUri],
+      post_logout_redirect_uris: ['http://127.0.0.1:9/'],
+      client_secret: `${id}-secret-0123456789`,
+    });
+  }
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function discover(clientId: string): Promise<client.Configuration> {
+  return client.discovery(new URL(server.issuer), clientId, `${clientId}-secret-0123456789`, undefined, {
+    execute: [client.allowInsecureRequests],
+  });
+}
+
+interface Authorization {
+  url: URL;
+  verifier: string;
+  state: string;
+  nonce: string;
+}
+
+async function authorizationRequest(config: client.Configuration, extra: Record<string, string> = {}): Promise<Authorization> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid email profile offline_access',
+    prompt: 'consent',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  });
+  return { url, verifier, state, nonce };
+}
+
+/** Drives /login through its HTTP API, as the portal does, from the login URL the provider chose. */
+async function signInThroughPortal(browser: BrowserLike, loginUrl: URL): Promise<string> {
+  expect(loginUrl.pathname).toBe('/login');
+  const query = loginUrl.search;
+  const start = await browser.json<{ state: string; session_id: string }>(`/auth/login/start${query}`, {
+    email: 'rp-user@example.com',
+  });
+  expect(start.body.state).toBe('CredentialsRequired');
+  const done = await browser.json<{ state: string; redirect_to: string }>('/auth/login/verify-password', {
+    session_id: start.body.session_id,
+    email: 'rp-user@example.com',
+    password,
+  });
+  expect(done.body.state).toBe('Done');
+  return done.body.redirect_to;
+}
+
+async function codeFrom(browser: BrowserLike, authorization: Authorization): Promise<URL> {
+  let { url } = await browser.follow(authorization.url.toString());
+  if (url.origin === server.base) url = (await browser.follow(await signInThroughPortal(browser, url))).url;
+  expect(url.origin + url.pathname).toBe(redirectUri);
+  return url;
+}
+
+describe('a relying party signs a person in with openid-client', () => {
+  it('runs the code flow with PKCE, validates the ID token, calls userinfo, refreshes, introspects, revokes', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const callback = await codeFrom(browser, authorization);
+
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: authorization.verifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+    });
+    const claims = tokens.claims()!;
+    expect(claims.iss).toBe(server.issuer);
+    expect(claims.aud).toBe('rp-one');
+    expect(claims.amr).toEqual(['pwd']);
+    expect(claims.acr).toBe('urn:nyckel:loa:1');
+    expect(typeof claims.auth_time).toBe('number');
+
+    const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(userinfo).toMatchObject({ sub: claims.sub, email: 'rp-user@example.com', name: 'Rita Relying' });
+
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+
+    const active = await client.tokenIntrospection(config, refreshed.access_token);
+    expect(active).toMatchObject({ active: true, sub: claims.sub, client_id: 'rp-one' });
+
+    await client.tokenRevocation(config, refreshed.access_token);
+    expect(await client.tokenIntrospection(config, refreshed.access_token)).toMatchObject({ active: false });
+  });
+
+  it('revokes the whole grant when a rotated refresh token is replayed', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const tokens = await client.authorizationCodeGrant(config, await codeFrom(browser, authorization), {
+      pkceCodeVerifier: authorization.verifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+    });
+    const rotated = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(config, rotated.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses a second use of an authorization code and a wrong PKCE verifier', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(config);
+    const callback = await codeFrom(browser, first);
+    const checks = { pkceCodeVerifier: first.verifier, expectedState: first.state, expectedNonce: first.nonce };
+    const tokens = await client.authorizationCodeGrant(config, callback, checks);
+    await expect(client.authorizationCodeGrant(config, callback, checks)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The replay revoked what the code had issued.
+    expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: false });
+
+    const second = await authorizationRequest(config);
+    const secondCallback = await codeFrom(browser, second);
+    await expect(
+      client.authorizationCodeGrant(config, secondCallback, {
+        pkceCodeVerifier: client.randomPKCECodeVerifier(),
+        expectedState: second.state,
+        expectedNonce: second.nonce,
+      }),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('signs in to a second client without a login page (single sign-on)', async () => {
+    const browser = new BrowserLike(server.base);
+    const one = await discover('rp-one');
+    await codeFrom(browser, await authorizationRequest(one));
+
+    const two = await discover('rp-two');
+    const authorization = await authorizationRequest(two);
+    const { url } = await browser.follow(authorization.url.toString());
+    expect(url.origin + url.pathname).toBe(redirectUri);
+    const tokens = await client.authorizationCodeGrant(two, url, {
+      pkceCodeVerifier: authorization.verifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+    });
+    expect(tokens.claims()!.aud).toBe('rp-two');
+  });
+
+  it('answers prompt=none without a session with login_required', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    const { url } = await browser.follow(authorization.url.toString());
+    expect(url.origin + url.pathname).toBe(redirectUri);
+    expect(url.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('forces a new sign-in for prompt=login and moves auth_time forward', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(config);
+    const firstTokens = await client.authorizationCodeGrant(config, await codeFrom(browser, first), {
+      pkceCodeVerifier: first.verifier,
+      expectedState: first.state,
+      expectedNonce: first.nonce,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+
+    const again = await authorizationRequest(config, { prompt: 'login consent' });
+    const { url } = await browser.follow(again.url.toString());
+    expect(url.pathname).toBe('/login');
+    const redirect = await signInThroughPortal(browser, url);
+    const callback = (await browser.follow(redirect)).url;
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: again.verifier,
+      expectedState: again.state,
+      expectedNonce: again.nonce,
+    });
+    expect(tokens.claims()!.auth_time!).toBeGreaterThan(firstTokens.claims()!.auth_time!);
+  });
+
+  it('refuses unregistered and subtly altered redirect URIs without redirecting', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    for (const altered of [
+      'http://127.0.0.1:9/CALLBACK',
+      'http://127.0.0.1:9/callback?x=1',
+      'http://127.0.0.1:9/callback/../evil',
+      'http://127.0.0.1:9@evil.example/callback',
+      'http://evil.example/callback',
+    ]) {
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: altered,
+        scope: 'openid',
+        code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      });
+      const response = await browser.request(url.toString());
+      expect(response.status, altered).toBe(400);
+      expect(response.headers.get('location'), altered).toBeNull();
+      expect(await response.text()).toContain('invalid_redirect_uri');
+    }
+  });
+
+  it('requires PKCE and refuses the plain method', async () => {
+    const browser = new BrowserLike(server.base);
+    const base = `/oauth2/authorize?client_id=rp-one&response_type=code&scope=openid&redirect_uri=${encodeURIComponent(redirectUri)}`;
+    for (const query of ['', '&code_challenge=abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqr&code_challenge_method=plain']) {
+      const { url } = await browser.follow(base + query);
+      expect(url.origin + url.pathname).toBe(redirectUri);
+      expect(url.searchParams.get('error')).toBe('invalid_request');
+    }
+  });
+
+  it('logs the person out through RP-initiated logout back to the registered URI', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const tokens = await client.authorizationCodeGrant(config, await codeFrom(browser, authorization), {
+      pkceCodeVerifier: authorization.verifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+    });
+    const logout = client.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: 'http://127.0.0.1:9/',
+    });
+    const page = await browser.request(logout.toString());
+    const html = await page.text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
+    expect(xsrf).toBeTruthy();
+    const confirm = await browser.request('/oauth2/logout/confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }),
+    });
+    const { url } = await browser.follow(confirm.headers.get('location')!);
+    expect(url.toString()).toBe('http://127.0.0.1:9/');
+
+    // The Nyckel session is gone too: the next authorization request needs a sign-in.
+    const next = await authorizationRequest(config);
+    const landing = await browser.follow(next.url.toString());
+    expect(landing.url.pathname).toBe('/login');
+    const ping = await browser.request('/auth/login/ping');
+    expect(((await ping.json()) as { email: string | null }).email).toBeNull();
+  });
+
+  it('publishes discovery metadata that certified clients rely on', async () => {
+    const response = await fetch(`${server.issuer}/.well-known/openid-configuration`);
+    const metadata = (await response.json()) as Record<string, string[] | string>;
+    expect(metadata.issuer).toBe(server.issuer);
+    expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
+    expect(metadata.response_types_supported).toEqual(['code']);
+    expect(metadata.id_token_signing_alg_values_supported).not.toContain('none');
+    expect(metadata.grant_types_supported).not.toContain('implicit');
+    expect(metadata.grant_types_supported).not.toContain('password');
+  });
+});
