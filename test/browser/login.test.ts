@@ -1,0 +1,273 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
+import { useBrowserHarness } from './harness.ts';
+import { t, type Language } from './texts.ts';
+
+/**
+ * The sign-in journeys as a person does them: real app, real SMTP, real Chromium. Every check is
+ * on what the page shows (texts from the portal's own i18n files) or where the browser is.
+ */
+const h = useBrowserHarness();
+
+let counter = 0;
+const uniqueEmail = (name: string) => `${name}-${(counter += 1)}@example.test`;
+
+const PASSWORD = 'Correct-Horse-42!';
+
+/** An account with a password (optional) and access to one tenant; returns email and tenant. */
+async function personWithTenant(name: string, password?: string) {
+  const email = uniqueEmail(name);
+  const accountId = await createAccount(h.server.ctx.db, { email, password });
+  const slug = `${name.replace(/[^a-z0-9]/g, '')}${counter}`;
+  const tenantName = `${name[0]!.toUpperCase()}${name.slice(1)} Recruiting ${counter}`;
+  const tenantId = await createTenant(h.server.ctx.db, slug, { name: tenantName });
+  await grantAccess(h.server.ctx.db, accountId, tenantId);
+  return { email, tenant: { name: tenantName, slug } };
+}
+
+async function openLogin(page: Page, language: Language = 'en', query = '') {
+  await page.goto(`/login${query}`);
+  await page.getByRole('heading', { name: t[language]('login.title'), exact: true }).waitFor();
+}
+
+async function enterEmail(page: Page, email: string, language: Language = 'en') {
+  await page.getByLabel(t[language]('login.start.email'), { exact: true }).fill(email);
+  await page.getByRole('button', { name: t[language]('login.start.submit'), exact: true }).click();
+}
+
+async function enterPassword(page: Page, password: string, language: Language = 'en') {
+  await page.getByLabel(t[language]('login.credentials.password'), { exact: true }).fill(password);
+  await page.getByRole('button', { name: t[language]('login.credentials.submit'), exact: true }).click();
+}
+
+/** The tenant selection, showing the tenant's card (name and slug) for the signed-in person. */
+async function expectTenantSelection(page: Page, email: string, tenant: { name: string; slug: string }) {
+  await page.waitForURL((url) => url.pathname === '/login/select-tenant');
+  await page.getByRole('heading', { name: t.en('tenants.title'), exact: true }).waitFor();
+  await page.getByText(t.en('tenants.signed_in_as', { email }), { exact: true }).waitFor();
+  const card = page.getByRole('link', { name: new RegExp(tenant.name) });
+  await card.waitFor();
+  expect(await card.innerText()).toContain(tenant.slug);
+  expect(await page.locator('.tenant-card').count()).toBe(1);
+}
+
+/** The text of the page's error alert, once one shows. */
+async function alertText(page: Page): Promise<string> {
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  return (await alert.innerText()).trim();
+}
+
+/** The six-digit code from the sign-in mail. */
+function codeFrom(mail: { subject: string; text: string }): string {
+  const code = /\b(\d{6})\b/.exec(mail.text)?.[1];
+  expect(code, `a six-digit code in the mail "${mail.subject}"`).toBeDefined();
+  expect(mail.subject).toContain(code);
+  return code!;
+}
+
+describe('password sign-in', () => {
+  it('signs in with email and password and lands on the tenant selection', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('alice', PASSWORD);
+
+    await openLogin(page);
+    await h.shot('login-en');
+    await enterEmail(page, email);
+    await page.getByText(t.en('login.signed_in_as', { email }), { exact: true }).waitFor();
+    await enterPassword(page, PASSWORD);
+
+    await expectTenantSelection(page, email, tenant);
+    await h.shot('select-tenant');
+  });
+
+  it('shows "Invalid credentials" for a wrong password and keeps the password form', async () => {
+    const { page } = h;
+    const { email } = await personWithTenant('bob', PASSWORD);
+
+    await openLogin(page);
+    await enterEmail(page, email);
+    await enterPassword(page, 'Wrong-Horse-42!');
+
+    expect(await alertText(page)).toBe(t.en('errors.invalid_credentials'));
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+  });
+});
+
+describe('email code sign-in', () => {
+  async function reachCodeStep(page: Page, email: string): Promise<string> {
+    await openLogin(page);
+    await enterEmail(page, email);
+    await page.getByRole('heading', { name: t.en('login.otp.title'), exact: true }).waitFor();
+    await page.getByText(t.en('login.otp.body', { email }), { exact: true }).waitFor();
+    return codeFrom(await h.mail.waitFor(email, (mail) => /\b\d{6}\b/.test(mail.text)));
+  }
+
+  const digitBox = (page: Page, n: number) => page.getByLabel(t.en('login.otp.digit', { n }), { exact: true });
+
+  async function skipToTenants(page: Page, email: string, tenant: { name: string; slug: string }) {
+    await page.getByRole('heading', { name: t.en('login.create_credential.title'), exact: true }).waitFor();
+    await h.shot('create-credential');
+    await page.getByRole('button', { name: t.en('login.create_credential.skip'), exact: true }).click();
+    await expectTenantSelection(page, email, tenant);
+  }
+
+  it('typing the six digits submits by itself, then Skip leads to the tenants', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('carol');
+    const code = await reachCodeStep(page, email);
+    await h.shot('otp-step');
+
+    // The first box has focus; each digit moves on to the next box.
+    for (const digit of code.slice(0, 5)) await page.keyboard.type(digit);
+    for (let n = 1; n <= 5; n += 1) expect(await digitBox(page, n).inputValue()).toBe(code[n - 1]);
+    expect(await digitBox(page, 6).inputValue()).toBe('');
+    expect(await digitBox(page, 6).evaluate((box) => box === document.activeElement)).toBe(true);
+
+    await page.keyboard.type(code[5]!);
+    await skipToTenants(page, email, tenant);
+  });
+
+  it('pasting all six digits into the first box fills the boxes and submits', async () => {
+    const { page, context } = h;
+    const { email, tenant } = await personWithTenant('dave');
+    const code = await reachCodeStep(page, email);
+
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.base });
+    await page.evaluate((value) => navigator.clipboard.writeText(value), code);
+    await digitBox(page, 1).focus();
+    await page.keyboard.press('ControlOrMeta+V');
+
+    await skipToTenants(page, email, tenant);
+  });
+});
+
+describe('password reset', () => {
+  it('sends a link, sets a new password with it, and signs in with the new password', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('erin', PASSWORD);
+    const newPassword = 'Brand-New-Pass-7?';
+
+    await page.goto('/login/reset-password');
+    await page.getByRole('heading', { name: t.en('reset.title'), exact: true }).waitFor();
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).fill(email);
+    await page.getByRole('button', { name: t.en('reset.submit'), exact: true }).click();
+
+    // Neutral confirmation; the form is gone.
+    await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+    await page.getByText(t.en('reset.sent_body'), { exact: true }).waitFor();
+    expect(await page.getByLabel(t.en('login.start.email'), { exact: true }).count()).toBe(0);
+    await h.shot('reset-sent');
+
+    const mail = await h.mail.waitFor(email, (message) => message.text.includes('/login/set-password/'));
+    const link = /https?:\/\/\S+\/login\/set-password\/[^\s"<>]+/.exec(mail.text)?.[0];
+    expect(link, `a set-password link in the mail "${mail.subject}"`).toBeDefined();
+    expect(new URL(link!).origin).toBe(h.base);
+
+    await page.goto(link!);
+    await page.getByRole('heading', { name: t.en('set_password.title'), exact: true }).waitFor();
+    await page.getByLabel(t.en('password.new'), { exact: true }).fill(newPassword);
+    await page.getByLabel(t.en('password.repeat'), { exact: true }).fill(newPassword);
+    await h.shot('set-password');
+    await page.getByRole('button', { name: t.en('set_password.submit'), exact: true }).click();
+
+    await page.getByRole('heading', { name: t.en('success.new_password_set'), exact: true }).waitFor();
+    await page.getByRole('button', { name: t.en('app.go_to_login'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+
+    await openLogin(page);
+    await enterEmail(page, email);
+    await enterPassword(page, newPassword);
+    await expectTenantSelection(page, email, tenant);
+  });
+
+  it('an address without an account gets the same confirmation', async () => {
+    const { page } = h;
+    await page.goto('/login/reset-password');
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).fill(uniqueEmail('nobody'));
+    await page.getByRole('button', { name: t.en('reset.submit'), exact: true }).click();
+
+    await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+    await page.getByText(t.en('reset.sent_body'), { exact: true }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+});
+
+describe('Swedish', () => {
+  it('/login?lang=sv is in Swedish and a wrong password gets the Swedish message', async () => {
+    const { page } = h;
+    const { email } = await personWithTenant('frida', PASSWORD);
+    // The check can only fail if the two languages differ.
+    for (const key of ['login.start.email', 'login.start.submit', 'errors.invalid_credentials']) expect(t.sv(key)).not.toBe(t.en(key));
+
+    await openLogin(page, 'sv', '?lang=sv');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('sv');
+    await page.getByText(t.sv('login.start.intro'), { exact: true }).waitFor();
+    await page.getByRole('button', { name: t.sv('login.start.submit'), exact: true }).waitFor();
+    expect(await page.getByLabel(t.en('login.start.email'), { exact: true }).count()).toBe(0);
+    // `lang` in the query hides the language selector (spec section 2).
+    expect(await page.getByRole('group', { name: t.sv('language.label') }).count()).toBe(0);
+    await h.shot('login-sv');
+
+    await enterEmail(page, email, 'sv');
+    await enterPassword(page, 'Wrong-Horse-42!', 'sv');
+    expect(await alertText(page)).toBe(t.sv('errors.invalid_credentials'));
+    await h.shot('login-sv-invalid-credentials');
+  });
+
+  it('the flag selector switches the English page to Swedish', async () => {
+    const { page } = h;
+    await openLogin(page);
+    await page.getByRole('group', { name: t.en('language.label') }).getByRole('button', { name: t.en('language.sv') }).click();
+    await page.getByRole('heading', { name: t.sv('login.title'), exact: true }).waitFor();
+    await page.getByLabel(t.sv('login.start.email'), { exact: true }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('sv');
+  });
+});
+
+describe('keyboard only', () => {
+  /** What has focus: its accessible-ish name (label, aria-label or text) and tag. */
+  async function focused(page: Page) {
+    return page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null;
+      if (!element) return { tag: '', name: '' };
+      const labels = (element as HTMLInputElement).labels;
+      const name = labels?.[0]?.textContent ?? element.getAttribute('aria-label') ?? element.textContent ?? '';
+      return { tag: element.tagName.toLowerCase(), name: name.trim() };
+    });
+  }
+
+  /** Presses Tab until the element named `name` has focus (fails after `max` presses). */
+  async function tabTo(page: Page, tag: string, name: string, max = 12) {
+    for (let i = 0; i < max; i += 1) {
+      const now = await focused(page);
+      if (now.tag === tag && now.name === name) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error(`Tab never reached <${tag}> "${name}"; focus is on ${JSON.stringify(await focused(page))}`);
+  }
+
+  it('signs in with Tab, typing and Enter only', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('gustav', PASSWORD);
+
+    await openLogin(page);
+    await tabTo(page, 'input', t.en('login.start.email'));
+    await page.keyboard.type(email);
+    await tabTo(page, 'button', t.en('login.start.submit'));
+    await page.keyboard.press('Enter');
+
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+    await tabTo(page, 'input', t.en('login.credentials.password'));
+    await page.keyboard.type(PASSWORD);
+    await tabTo(page, 'button', t.en('login.credentials.submit'));
+    await page.keyboard.press('Enter');
+
+    await expectTenantSelection(page, email, tenant);
+    // The first tenant card has focus, ready for Enter.
+    expect((await focused(page)).tag).toBe('a');
+    expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toContain(tenant.name);
+  });
+});
