@@ -5,9 +5,14 @@ import { pinoHttp } from 'pino-http';
 import type { Context } from './context.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createHealthRouter } from './http/health.routes.ts';
+import { createLoginRouter } from './login/login.routes.ts';
+import { createResetRouter } from './login/reset.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
 import { createPortalRouter } from './http/portal.ts';
+import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
+import { createUserinfoRouter } from './profile/userinfo.routes.ts';
+import { createAvailableTenantsRouter } from './tenants/available-tenants.routes.ts';
 
 export interface App {
   app: Express;
@@ -16,6 +21,10 @@ export interface App {
 
 /** Requests handled by our JSON routers; everything under /oauth2 but the cookie profile goes to oidc-provider. */
 const ourApi = /^\/(auth|api)(\/|$)|^\/oauth2\/userinfo\/credentials(\/|$)/;
+
+/** GET /oauth2/userinfo without a bearer token is the portal's profile call (cookie session). */
+const isCookieUserinfo = (req: express.Request) =>
+  req.path === '/oauth2/userinfo' && req.method === 'GET' && !req.headers.authorization && req.query.access_token === undefined;
 
 /** Paths whose query strings may carry secrets and must not reach the log. */
 const redactedPaths = /^\/(login\/set-password|oauth2)\b/;
@@ -64,7 +73,9 @@ export async function createApp(ctx: Context): Promise<App> {
     sameOrigin(ctx.config.publicUrl),
   );
   // Routers of each area declare full paths and are mounted here (sign-in, reset, profile, operator API).
-  app.use((req, res, next) => (ourApi.test(req.path) ? api(req, res, next) : next()));
+  api.use(createInteractionRouter(ctx, provider), createAvailableTenantsRouter(ctx), createUserinfoRouter(ctx));
+  api.use(createLoginRouter(ctx), createResetRouter(ctx));
+  app.use((req, res, next) => (ourApi.test(req.path) || isCookieUserinfo(req) ? api(req, res, next) : next()));
 
   app.use(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } }), createPortalRouter());
 

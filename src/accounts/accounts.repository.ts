@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+
+/** The base knex or an open transaction: repositories take either, so PGlite's one connection is reused. */
+export type Queryable = Knex | Knex.Transaction;
+
+export interface AccountRecord {
+  id: string;
+  email: string;
+  name: string;
+  image: string | null;
+  locale: string;
+  is_user: boolean;
+  is_stakeholder: boolean;
+  email_verified: boolean;
+  password_reset_required: boolean;
+  last_login_at: Date | null;
+  locked_until: Date | null;
+}
+
+const columns = [
+  'id',
+  'email',
+  'name',
+  'image',
+  'locale',
+  'is_user',
+  'is_stakeholder',
+  'email_verified',
+  'password_reset_required',
+  'last_login_at',
+  'locked_until',
+] as const;
+
+/** The key every per-email counter and lookup uses: trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Case-insensitive (accounts.email is citext). */
+export async function findAccountByEmail(db: Queryable, email: string): Promise<AccountRecord | null> {
+  const row = await db('accounts').where({ email: normalizeEmail(email) }).first(...columns);
+  return (row as AccountRecord | undefined) ?? null;
+}
+
+export async function findAccountById(db: Queryable, id: string): Promise<AccountRecord | null> {
+  const row = await db('accounts').where({ id }).first(...columns);
+  return (row as AccountRecord | undefined) ?? null;
+}
+
+/**
+ * A completed sign-in: last_login_at is set and any lock cleared. A sign-in by emailed code
+ * proves the address, so it also marks the email verified.
+ */
+export async function recordSuccessfulLogin(
+  db: Queryable,
+  id: string,
+  at: Date,
+  options: { emailVerified?: boolean } = {},
+): Promise<void> {
+  await db('accounts')
+    .where({ id })
+    .update({
+      last_login_at: at,
+      locked_until: null,
+      updated_at: at,
+      ...(options.emailVerified ? { email_verified: true } : {}),
+    });
+}
+
+/** Mirrors the store's lock for operators' views; the store stays the source of truth. */
+export async function setLockedUntil(db: Queryable, id: string, until: Date | null): Promise<void> {
+  await db('accounts').where({ id }).update({ locked_until: until });
+}
+
+export async function clearPasswordResetRequired(db: Queryable, id: string, at: Date): Promise<void> {
+  await db('accounts').where({ id }).update({ password_reset_required: false, updated_at: at });
+}

@@ -1,0 +1,41 @@
+import type { Queryable } from '../accounts/accounts.repository.ts';
+
+/** The audit actions written by Nyckel. Add new ones here so the list stays greppable. */
+export type AuditAction =
+  | 'login.succeeded'
+  | 'login.failed'
+  | 'login.locked'
+  | 'password_reset.requested'
+  | 'password_reset.completed'
+  | 'password.created'
+  | (string & {});
+
+export interface AuditEvent {
+  action: AuditAction;
+  actor_id?: string | null;
+  target_account_id?: string | null;
+  tenant_id?: string | null;
+  ip?: string | null;
+  user_agent?: string | null;
+  /**
+   * Free-form context (method, reason, email). Never passwords, codes, tokens or hashes of them:
+   * the audit table is read by operators.
+   */
+  details?: Record<string, unknown>;
+  /** Defaults to the database's now(); pass ctx.now() to keep tests on the injected clock. */
+  at?: Date;
+}
+
+/** Appends one row to audit_events. Pass the open transaction when there is one. */
+export async function recordAudit(db: Queryable, event: AuditEvent): Promise<void> {
+  await db('audit_events').insert({
+    action: event.action,
+    actor_id: event.actor_id ?? null,
+    target_account_id: event.target_account_id ?? null,
+    tenant_id: event.tenant_id ?? null,
+    ip: event.ip ?? null,
+    user_agent: event.user_agent?.slice(0, 512) ?? null,
+    details: JSON.stringify(event.details ?? {}),
+    ...(event.at ? { at: event.at } : {}),
+  });
+}

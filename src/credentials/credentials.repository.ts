@@ -1,0 +1,73 @@
+import type { Queryable } from '../accounts/accounts.repository.ts';
+import type { CredentialCounts } from '../login/next-step.ts';
+
+export type CredentialType = 'password' | 'oidc' | 'webauthn' | 'totp';
+
+export interface CredentialRecord {
+  id: string;
+  account_id: string;
+  type: CredentialType;
+  provider: string | null;
+  subject: string | null;
+  secret: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/** What a client may see of a credential: never its secret. */
+export interface CredentialSummary {
+  id: string;
+  type: CredentialType;
+  provider: string | null;
+}
+
+/**
+ * An id no account has: looking up credentials for an unknown email runs the same query as for
+ * a real account, so both take the same time.
+ */
+export const noAccountId = '00000000-0000-0000-0000-000000000000';
+
+export async function listCredentials(db: Queryable, accountId: string | null): Promise<CredentialRecord[]> {
+  const rows = await db('credentials')
+    .where({ account_id: accountId ?? noAccountId })
+    .orderBy('created_at')
+    .select('id', 'account_id', 'type', 'provider', 'subject', 'secret', 'created_at', 'last_used_at');
+  return rows as CredentialRecord[];
+}
+
+export function summarizeCredentials(rows: readonly CredentialRecord[]): CredentialSummary[] {
+  return rows.map(({ id, type, provider }) => ({ id, type, provider }));
+}
+
+export function countCredentials(rows: readonly Pick<CredentialRecord, 'type'>[]): CredentialCounts {
+  const counts: CredentialCounts = { password: 0, oidc: 0, webauthn: 0, totp: 0 };
+  for (const row of rows) counts[row.type] += 1;
+  return counts;
+}
+
+/**
+ * Sets the account's password hash: updates its password credential, or creates one. An account
+ * has at most one password credential; extras left by imports are folded into the first.
+ */
+export async function setPasswordHash(db: Queryable, accountId: string, hash: string, at: Date): Promise<string> {
+  const existing = await db('credentials').where({ account_id: accountId, type: 'password' }).orderBy('created_at').select('id');
+  const [first, ...extras] = existing as { id: string }[];
+  if (extras.length > 0) await db('credentials').whereIn('id', extras.map((e) => e.id)).delete();
+  if (first) {
+    await db('credentials').where({ id: first.id }).update({ secret: hash });
+    return first.id;
+  }
+  const [row] = await db('credentials')
+    .insert({ account_id: accountId, type: 'password', secret: hash, created_at: at })
+    .returning('id');
+  return (row as { id: string }).id;
+}
+
+/** Replaces a stored secret (a legacy password hash upgraded to argon2id). */
+export async function updateCredentialSecret(db: Queryable, id: string, secret: string): Promise<void> {
+  await db('credentials').where({ id }).update({ secret });
+}
+
+export async function touchCredential(db: Queryable, id: string, at: Date): Promise<void> {
+  await db('credentials').where({ id }).update({ last_used_at: at });
+}

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { setLockedUntil } from '../accounts/accounts.repository.ts';
+import { recordAudit } from '../audit/audit.ts';
+import type { Context } from '../context.ts';
+import { loginErrors } from './login-errors.ts';
+
+/** 10 failed first-factor attempts within 15 minutes lock sign-in for 15 minutes. */
+export const lockoutPolicy = { maxFailures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 } as const;
+
+type LockContext = Pick<Context, 'store' | 'db' | 'now'>;
+
+/**
+ * Counters are kept per normalised email, whether or not an account has it: an unknown address
+ * locks exactly like a real one, so the lock does not reveal which addresses exist. Keys hold a
+ * hash of the address, not the address.
+ */
+function emailKey(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
+}
+const failuresKey = (email: string) => `lockout:${emailKey(email)}:failures`;
+const lockKey = (email: string) => `lockout:${emailKey(email)}:until`;
+
+/** Throws `account_locked` (423) while the email is locked. The lock end is read on ctx.now()'s clock. */
+export async function assertNotLocked(ctx: LockContext, email: string): Promise<void> {
+  const until = Number((await ctx.store.get(lockKey(email))) ?? 0);
+  const left = until - ctx.now().getTime();
+  if (left > 0) throw loginErrors.accountLocked(left / 1000);
+}
+
+export interface FailureMeta {
+  accountId: string | null;
+  method: string;
+  reason: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Counts one failed attempt (any first-factor verifier) and audits it. The attempt that reaches
+ * the limit locks the email and is itself answered `account_locked`; the counter restarts so a
+ * fresh window begins when the lock ends.
+ */
+export async function recordFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
+  const at = ctx.now();
+  const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at };
+  await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
+  const failures = await ctx.store.incr(failuresKey(email), lockoutPolicy.windowSeconds);
+  if (failures < lockoutPolicy.maxFailures) return;
+
+  const until = new Date(at.getTime() + lockoutPolicy.lockSeconds * 1000);
+  await ctx.store.set(lockKey(email), String(until.getTime()), lockoutPolicy.lockSeconds);
+  await ctx.store.del(failuresKey(email));
+  if (meta.accountId) await setLockedUntil(ctx.db, meta.accountId, until);
+  await recordAudit(ctx.db, { ...base, action: 'login.locked', details: { email, until: until.toISOString() } });
+  throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
+}
+
+/** A successful sign-in (or a completed password reset) starts the count afresh. */
+export async function clearFailures(ctx: Pick<Context, 'store'>, email: string): Promise<void> {
+  await ctx.store.del(failuresKey(email), lockKey(email));
+}

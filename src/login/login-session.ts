@@ -1,0 +1,111 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CookieOptions, Request } from 'express';
+import type { Config } from '../config/index.ts';
+import type { Context } from '../context.ts';
+import { emailCodeKeys } from '../credentials/email-code/email-code.ts';
+import { loginErrors } from './login-errors.ts';
+import type { FirstFactor, LoginState } from './steps.ts';
+
+export type Language = 'en' | 'sv';
+
+/** A sign-in in progress, kept in the store under `login:<id>` until Done or its TTL. */
+export interface LoginSession {
+  id: string;
+  /** Normalised (trimmed, lower-case). */
+  email: string;
+  account_id: string | null;
+  state: LoginState;
+  first_factor: FirstFactor | null;
+  /** The credential that proved the first factor, to mark it used at Done. */
+  first_factor_credential_id: string | null;
+  second_factor: boolean;
+  /** RFC 8176 methods proven so far ('pwd', 'otp'); copied into the portal session at Done. */
+  amr: string[];
+  create_credential_answered: boolean;
+  /** "Remember me" on the password form: the portal session cookie outlives the browser session. */
+  remember: boolean;
+  /** The query string of /auth/login/start (client_id, type, lang, interaction, mode, ...). */
+  query: Record<string, string>;
+  lang: Language;
+  /** ms on ctx.now()'s clock. */
+  created_at: number;
+  expires_at: number;
+}
+
+type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
+
+export const loginCookieName = 'nyckel_login';
+const key = (id: string) => `login:${id}`;
+
+export function newLoginSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The cookie binding a login session to the browser that started it; only /auth reads it. */
+export function loginCookieOptions(config: Config): CookieOptions {
+  return {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.secureCookies,
+    path: '/auth',
+    signed: true,
+    maxAge: config.loginSessionTtl * 1000,
+  };
+}
+
+export async function saveLoginSession(ctx: SessionContext, session: LoginSession): Promise<void> {
+  const ttl = Math.ceil((session.expires_at - ctx.now().getTime()) / 1000);
+  if (ttl <= 0) throw loginErrors.sessionMissing();
+  await ctx.store.set(key(session.id), JSON.stringify(session), ttl);
+}
+
+export async function loadLoginSession(ctx: SessionContext, id: string): Promise<LoginSession | null> {
+  const raw = await ctx.store.get(key(id));
+  if (!raw) return null;
+  const session = JSON.parse(raw) as LoginSession;
+  return session.expires_at > ctx.now().getTime() ? session : null;
+}
+
+/**
+ * Removes the session and its code. getDel makes the removal the point where exactly one of
+ * concurrent finishers wins; the others see null.
+ */
+export async function takeLoginSession(ctx: SessionContext, id: string): Promise<LoginSession | null> {
+  const raw = await ctx.store.getDel(key(id));
+  await ctx.store.del(...emailCodeKeys(id));
+  return raw ? (JSON.parse(raw) as LoginSession) : null;
+}
+
+/** The id in the signed `nyckel_login` cookie, or undefined (absent or tampered). */
+export function loginCookieId(req: Request): string | undefined {
+  const value = (req.signedCookies as Record<string, unknown> | undefined)?.[loginCookieName];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * The `session_id` a call names must be the one in this browser's cookie: a session id leaked
+ * from one browser (logs, a shared link) is useless in another. Compared in constant time.
+ */
+export function sameSessionId(cookieId: string | undefined, claimedId: string | undefined): boolean {
+  if (!cookieId || !claimedId) return false;
+  const a = Buffer.from(cookieId);
+  const b = Buffer.from(claimedId);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Loads the login session a call names, or throws `login_session_missing` (401). */
+export async function requireLoginSession(
+  ctx: SessionContext,
+  cookieId: string | undefined,
+  claimedId: string,
+): Promise<LoginSession> {
+  if (!sameSessionId(cookieId, claimedId)) throw loginErrors.sessionMissing();
+  const session = await loadLoginSession(ctx, claimedId);
+  if (!session) throw loginErrors.sessionMissing();
+  return session;
+}
+
+/** Throws `invalid_login_session_state` (409) unless the session is in one of the given states. */
+export function assertState(session: LoginSession, ...states: LoginState[]): void {
+  if (!states.includes(session.state)) throw loginErrors.invalidState();
+}

@@ -1,0 +1,109 @@
+import { Router, type Request, type Response } from 'express';
+import type { Context } from '../context.ts';
+import { limitByIp } from '../http/rate-limit.ts';
+import { validate } from '../http/validate.ts';
+import { portalSessionId, setPortalSessionCookie } from '../session/portal-session.ts';
+import { loginCookieId, loginCookieName, loginCookieOptions } from './login-session.ts';
+import {
+  createPassword,
+  pingLogin,
+  resendEmailCode,
+  skipCreatePassword,
+  startLogin,
+  verifyEmailCode,
+  verifyPassword,
+  verifySecondFactor,
+  type LoginOutcome,
+  type RequestInfo,
+} from './login.service.ts';
+import {
+  createPasswordBody,
+  mergeMfaBody,
+  pingQuery,
+  sessionOnlyBody,
+  startBody,
+  startQuery,
+  verifyMfaBody,
+  verifyOtpBody,
+  verifyPasswordBody,
+} from './login.schemas.ts';
+
+/** The sign-in API under /auth/login (mounted on the api router: JSON, cookies, same-origin check). */
+export function createLoginRouter(ctx: Context): Router {
+  const router = Router();
+  const limited = limitByIp(ctx);
+  const info = (req: Request): RequestInfo => ({
+    ip: req.ip ?? null,
+    userAgent: req.get('user-agent') ?? null,
+    acceptLanguage: req.get('accept-language'),
+    portalSessionId: portalSessionId(ctx.config, req),
+  });
+  const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req), sessionId: res.locals.body.session_id as string });
+
+  /** At Done the login cookie goes and the portal session cookie (a new id) arrives. */
+  const send = (res: Response, outcome: LoginOutcome) => {
+    if (outcome.portalSession) {
+      setPortalSessionCookie(res, ctx.config, outcome.portalSession.id, outcome.portalSession.persistent);
+      const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
+      res.clearCookie(loginCookieName, options);
+    }
+    res.json(outcome.answer);
+  };
+
+  router.post('/auth/login/start', limited, validate({ body: startBody, query: startQuery }), async (req, res) => {
+    const { sessionId, answer } = await startLogin(ctx, {
+      email: res.locals.body.email,
+      query: res.locals.query,
+      previousLoginId: loginCookieId(req),
+      info: info(req),
+    });
+    res.cookie(loginCookieName, sessionId, loginCookieOptions(ctx.config));
+    res.json(answer);
+  });
+
+  router.post('/auth/login/verify-password', limited, validate({ body: verifyPasswordBody }), async (req, res) => {
+    const { email, password, remember } = res.locals.body;
+    send(res, await verifyPassword(ctx, ref(req, res), { email, password, remember: remember ?? false }, info(req)));
+  });
+
+  router.post('/auth/login/verify-otp', limited, validate({ body: verifyOtpBody }), async (req, res) => {
+    const { email, otp } = res.locals.body;
+    send(res, await verifyEmailCode(ctx, ref(req, res), { email, otp }, info(req)));
+  });
+
+  router.post('/auth/login/resend-otp', limited, validate({ body: sessionOnlyBody }), async (req, res) => {
+    send(res, await resendEmailCode(ctx, ref(req, res)));
+  });
+
+  router.post('/auth/login/create-password', limited, validate({ body: createPasswordBody }), async (req, res) => {
+    send(res, await createPassword(ctx, ref(req, res), res.locals.body.password, info(req)));
+  });
+
+  router.post('/auth/login/skip-create-password', limited, validate({ body: sessionOnlyBody }), async (req, res) => {
+    send(res, await skipCreatePassword(ctx, ref(req, res), info(req)));
+  });
+
+  router.post('/auth/login/verify-mfa', limited, validate({ body: verifyMfaBody }), async (req, res) => {
+    await verifySecondFactor(ctx, ref(req, res), 'MfaRequired');
+  });
+
+  router.post('/auth/login/merge-mfa', limited, validate({ body: mergeMfaBody }), async (req, res) => {
+    await verifySecondFactor(ctx, ref(req, res), 'TOTPResetRequired');
+  });
+
+  /** A probe: a malformed or foreign session_id answers `session: null`, never 4xx. */
+  const ping = async (req: Request, res: Response) => {
+    const query = pingQuery.safeParse(req.query);
+    res.json(
+      await pingLogin(ctx, {
+        cookieId: loginCookieId(req),
+        sessionId: query.success ? query.data.session_id : '',
+        portalSessionId: portalSessionId(ctx.config, req),
+      }),
+    );
+  };
+  router.get('/auth/login/ping', ping);
+  router.post('/auth/login/ping', ping);
+
+  return router;
+}

@@ -1,0 +1,230 @@
+import { normalizeEmail } from '../accounts/accounts.repository.ts';
+import { recordAudit } from '../audit/audit.ts';
+import type { Context } from '../context.ts';
+import { setPasswordHash } from '../credentials/credentials.repository.ts';
+import { issueEmailCode, maxWrongCodes, wrongCodeCount, emailCodeTtlSeconds } from '../credentials/email-code/email-code.ts';
+import { hashPassword } from '../credentials/password/hashing.ts';
+import { assertPasswordPolicy } from '../credentials/password/policy.ts';
+import { verifiers, type Proofs, type VerificationMethod } from '../credentials/registry.ts';
+import { rateLimitsFor } from '../http/rate-limit.ts';
+import { chooseLanguage } from '../mail/templates.ts';
+import { getPortalSessionById } from '../session/portal-session.ts';
+import { buildAnswer, loadAccountFacts, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
+import { loginErrors } from './login-errors.ts';
+import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts';
+import { sendMail, takeMailPoint } from './login-mail.ts';
+import {
+  assertState,
+  loadLoginSession,
+  newLoginSessionId,
+  requireLoginSession,
+  sameSessionId,
+  saveLoginSession,
+  takeLoginSession,
+  type LoginSession,
+} from './login-session.ts';
+import { assertNotLocked, clearFailures, recordFailure } from './lockout.ts';
+import { decideNextStep } from './next-step.ts';
+import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
+
+export type { LoginOutcome, RequestInfo } from './login-finish.ts';
+
+/** Which login session a call names: the body's session_id, checked against the cookie's. */
+export interface SessionRef {
+  cookieId: string | undefined;
+  sessionId: string;
+}
+
+/**
+ * Start: a new login session for the email, the first step decided, and the email that step
+ * needs. An unknown address and an account without credentials both get OTPRequired and both
+ * get one mail (a code, or a notice that there is no account), so neither the answer, its
+ * timing nor whether a mail is sent reveals which addresses have accounts.
+ */
+export async function startLogin(
+  ctx: Context,
+  input: { email: string; query: Record<string, string>; previousLoginId: string | undefined; info: RequestInfo },
+): Promise<{ sessionId: string; answer: LoginAnswer }> {
+  const email = normalizeEmail(input.email);
+  await rateLimitsFor(ctx).consume('email', email);
+  await assertNotLocked(ctx, email);
+  if (input.previousLoginId) await takeLoginSession(ctx, input.previousLoginId);
+
+  const facts = await loadAccountFacts(ctx, email);
+  const now = ctx.now().getTime();
+  const draft: LoginSession = {
+    id: newLoginSessionId(),
+    email,
+    account_id: facts.account?.id ?? null,
+    state: 'Start',
+    first_factor: null,
+    first_factor_credential_id: null,
+    second_factor: false,
+    amr: [],
+    create_credential_answered: false,
+    remember: false,
+    query: input.query,
+    lang: chooseLanguage({ lang: input.query.lang, acceptLanguage: input.info.acceptLanguage, accountLocale: facts.account?.locale }),
+    created_at: now,
+    expires_at: now + ctx.config.loginSessionTtl * 1000,
+  };
+  const session: LoginSession = { ...draft, state: decideNextStep(stepFacts(draft, facts)) };
+  await saveLoginSession(ctx, session);
+
+  if (session.state === 'OTPRequired') await sendCode(ctx, session, facts);
+  if (session.state === 'PasswordResetRequired' && facts.account) {
+    await sendMigrationResetLink(ctx, facts.account, session.lang, input.query.type);
+  }
+  return { sessionId: session.id, answer: buildAnswer(session, facts) };
+}
+
+/**
+ * Issues a code and mails it; for an unknown email an unmatchable code is stored and the mail
+ * is the "no account for this address" notice, so both cases do the same work.
+ */
+async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts): Promise<void> {
+  await takeMailPoint(ctx, session.email);
+  const code = await issueEmailCode(ctx, session.id, facts.account !== null);
+  const template = code ? ({ kind: 'email_code', code, minutes: emailCodeTtlSeconds / 60 } as const) : ({ kind: 'unknown_account' } as const);
+  await sendMail(ctx, session.email, session.lang, template);
+}
+
+/** Loads the named session, checks the email it was started for and that the call is allowed now. */
+async function openSession(ctx: Context, ref: SessionRef, email: string | undefined, method: VerificationMethod): Promise<LoginSession> {
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  if (email !== undefined && normalizeEmail(email) !== session.email) throw loginErrors.invalidState();
+  assertState(session, ...verifiers[method].acceptedIn);
+  return session;
+}
+
+/**
+ * A first factor, whatever its verifier: the same per-email budget, lockout, failure counting
+ * and audit for every method, then the next step. Failures count for unknown emails too.
+ */
+async function verifyFirstFactor<M extends VerificationMethod>(
+  ctx: Context,
+  session: LoginSession,
+  method: M,
+  proof: Proofs[M],
+  info: RequestInfo,
+  changes: Partial<LoginSession> = {},
+): Promise<LoginOutcome> {
+  await rateLimitsFor(ctx).consume('email', session.email);
+  await assertNotLocked(ctx, session.email);
+  const facts = await loadAccountFacts(ctx, session.email);
+  const result = await verifiers[method].verify({ ctx, session, ...facts }, proof);
+  if (!result.ok) {
+    if (result.countsAsFailure) {
+      await recordFailure(ctx, session.email, {
+        accountId: facts.account?.id ?? null,
+        method,
+        reason: result.error.type,
+        ip: info.ip,
+        userAgent: info.userAgent,
+      });
+    }
+    throw result.error;
+  }
+  await clearFailures(ctx, session.email);
+  const verified: LoginSession = {
+    ...session,
+    ...changes,
+    first_factor: result.factor === 'totp' ? session.first_factor : result.factor,
+    first_factor_credential_id: result.credentialId,
+    amr: [...new Set([...session.amr, result.amr])],
+  };
+  return advance(ctx, verified, facts, info);
+}
+
+export async function verifyPassword(
+  ctx: Context,
+  ref: SessionRef,
+  input: { email: string; password: string; remember: boolean },
+  info: RequestInfo,
+): Promise<LoginOutcome> {
+  const session = await openSession(ctx, ref, input.email, 'password');
+  return verifyFirstFactor(ctx, session, 'password', { password: input.password }, info, { remember: input.remember });
+}
+
+export async function verifyEmailCode(
+  ctx: Context,
+  ref: SessionRef,
+  input: { email: string; otp: string },
+  info: RequestInfo,
+): Promise<LoginOutcome> {
+  const session = await openSession(ctx, ref, input.email, 'email_code');
+  return verifyFirstFactor(ctx, session, 'email_code', { code: input.otp }, info);
+}
+
+/**
+ * A new code replaces the old one; the wrong-try count of the session is kept, so resending
+ * does not buy more guesses. The per-address mail budget limits how often this works.
+ */
+export async function resendEmailCode(ctx: Context, ref: SessionRef): Promise<LoginOutcome> {
+  const session = await openSession(ctx, ref, undefined, 'email_code');
+  await rateLimitsFor(ctx).consume('email', session.email);
+  await assertNotLocked(ctx, session.email);
+  if ((await wrongCodeCount(ctx, session.id)) >= maxWrongCodes) throw loginErrors.otpRetriesExceeded();
+  const facts = await loadAccountFacts(ctx, session.email);
+  await sendCode(ctx, session, facts);
+  return { answer: buildAnswer(session, facts) };
+}
+
+/** AskedCreateCredential: the person signed in by code sets a password (the spec's rules). */
+export async function createPassword(ctx: Context, ref: SessionRef, password: string, info: RequestInfo): Promise<LoginOutcome> {
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  assertState(session, 'AskedCreateCredential');
+  const normalized = assertPasswordPolicy(password);
+  const { account } = await loadAccountFacts(ctx, session.email);
+  if (!account) throw loginErrors.invalidState();
+  const hash = await hashPassword(normalized);
+  const now = ctx.now();
+  await ctx.db.transaction(async (trx) => {
+    const credentialId = await setPasswordHash(trx, account.id, hash, now);
+    await revokeResetTokens(trx, account.id);
+    await recordAudit(trx, {
+      action: 'password.created',
+      actor_id: account.id,
+      target_account_id: account.id,
+      ip: info.ip,
+      user_agent: info.userAgent,
+      details: { credential_id: credentialId, via: 'login' },
+      at: now,
+    });
+  });
+  const facts = await loadAccountFacts(ctx, session.email);
+  return advance(ctx, { ...session, create_credential_answered: true }, facts, info);
+}
+
+export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: RequestInfo): Promise<LoginOutcome> {
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  assertState(session, 'AskedCreateCredential');
+  const facts = await loadAccountFacts(ctx, session.email);
+  return advance(ctx, { ...session, create_credential_answered: true }, facts, info);
+}
+
+/**
+ * verify-mfa (MfaRequired) and merge-mfa (TOTPResetRequired). The TOTP verifier arrives with the
+ * second-factor issue as a `totp` entry in src/credentials/registry.ts; until then a session in
+ * the right state gets `mfa/unavailable` (409) and is never let through without its second factor.
+ */
+export async function verifySecondFactor(ctx: Context, ref: SessionRef, step: 'MfaRequired' | 'TOTPResetRequired'): Promise<never> {
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  assertState(session, step);
+  throw loginErrors.mfaUnavailable();
+}
+
+/**
+ * The portal's probe on load: the login session this browser may continue, and who is signed in.
+ * Never an error for a missing or foreign session: it answers null.
+ */
+export async function pingLogin(
+  ctx: Context,
+  input: { cookieId: string | undefined; sessionId: string | undefined; portalSessionId: string | undefined },
+): Promise<{ session: LoginAnswer | null; email: string | null }> {
+  const portal = input.portalSessionId ? await getPortalSessionById(ctx, input.portalSessionId) : null;
+  const claimed = input.sessionId ?? input.cookieId;
+  const login = claimed && sameSessionId(input.cookieId, claimed) ? await loadLoginSession(ctx, claimed) : null;
+  const session = login ? buildAnswer(login, await loadAccountFacts(ctx, login.email)) : null;
+  return { session, email: portal?.email ?? login?.email ?? null };
+}

@@ -1,0 +1,192 @@
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  clearPasswordResetRequired,
+  findAccountByEmail,
+  findAccountById,
+  normalizeEmail,
+  type Queryable,
+} from '../accounts/accounts.repository.ts';
+import { recordAudit } from '../audit/audit.ts';
+import type { Context } from '../context.ts';
+import { setPasswordHash } from '../credentials/credentials.repository.ts';
+import { hashPassword } from '../credentials/password/hashing.ts';
+import { assertPasswordPolicy } from '../credentials/password/policy.ts';
+import { AppError } from '../http/app-error.ts';
+import { rateLimitsFor } from '../http/rate-limit.ts';
+import { chooseLanguage } from '../mail/templates.ts';
+import { destroyAccountPortalSessions } from '../session/portal-session.ts';
+import { clearFailures } from './lockout.ts';
+import { sendMail, takeMailPoint } from './login-mail.ts';
+
+export const resetTokenTtlSeconds = 3600;
+
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+  acceptLanguage: string | undefined;
+}
+
+const resetErrors = {
+  invalidToken: () => new AppError('invalid_token', 406, 'Invalid or expired token'),
+  failed: () => new AppError('reset_failed', 406, 'Password reset failed'),
+};
+
+/** Only the SHA-256 of a token is stored; the token itself exists only in the emailed link. */
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** A new, unused link kills every older unused one; so does any password change. */
+export async function revokeResetTokens(db: Queryable, accountId: string): Promise<void> {
+  await db('password_reset_tokens').where({ account_id: accountId }).whereNull('used_at').delete();
+}
+
+export interface ResetLink {
+  link: string;
+  expiresAt: Date;
+}
+
+/**
+ * Creates a single-use reset link valid one hour and revokes older ones. The link is built from
+ * PUBLIC URL config, never from the request's Host header (a forged Host would otherwise mail
+ * victims a link to an attacker's site). Used by the reset request, the PasswordResetRequired
+ * step and the operator console.
+ */
+export async function createResetLink(
+  ctx: Pick<Context, 'db' | 'config' | 'now'>,
+  accountId: string,
+  options: { type?: string | null | undefined; trx?: Queryable } = {},
+): Promise<ResetLink> {
+  const db = options.trx ?? ctx.db;
+  const token = randomBytes(32).toString('base64url');
+  const now = ctx.now();
+  const expiresAt = new Date(now.getTime() + resetTokenTtlSeconds * 1000);
+  await revokeResetTokens(db, accountId);
+  await db('password_reset_tokens').insert({
+    account_id: accountId,
+    token_hash: hashToken(token),
+    type: options.type ?? null,
+    created_at: now,
+    expires_at: expiresAt,
+  });
+  return { link: `${ctx.config.publicUrl}/login/set-password/${token}`, expiresAt };
+}
+
+/**
+ * "Forgot password". The answer is the same whether or not the address has an account: known
+ * accounts get a link, unknown addresses get nothing. Both paths do the same lookups and audit
+ * write, the mail is sent after answering, and the answer waits for a random 100–200 ms floor that
+ * is far longer than the one extra insert, so timing does not tell the two apart.
+ */
+export async function requestPasswordReset(
+  ctx: Context,
+  input: { email: string; type?: string | undefined; client: ClientInfo },
+): Promise<void> {
+  const floor = sleep(randomInt(100, 200));
+  const email = normalizeEmail(input.email);
+  await rateLimitsFor(ctx).consume('email', email);
+  await takeMailPoint(ctx, email);
+
+  const account = await findAccountByEmail(ctx.db, email);
+  const link = account ? await createResetLink(ctx, account.id, { type: input.type }) : null;
+  await recordAudit(ctx.db, {
+    action: 'password_reset.requested',
+    target_account_id: account?.id ?? null,
+    ip: input.client.ip,
+    user_agent: input.client.userAgent,
+    details: { email },
+    at: ctx.now(),
+  });
+  if (account && link) {
+    const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
+    // The mail point was taken above for every address alike, known or not.
+    sendMail(ctx, account.email, language, { kind: 'reset_link', link: link.link, minutes: resetTokenTtlSeconds / 60 }).catch(
+      (err: unknown) => ctx.logger.error({ err }, 'reset mail failed'),
+    );
+  }
+  await floor;
+}
+
+async function findLiveToken(db: Queryable, token: string, now: Date) {
+  const row = await db('password_reset_tokens')
+    .where({ token_hash: hashToken(token) })
+    .whereNull('used_at')
+    .where('expires_at', '>', now)
+    .first('id', 'account_id', 'type');
+  return (row as { id: string; account_id: string; type: string | null } | undefined) ?? null;
+}
+
+/** For the set-password page: 406 `invalid_token` unless the token is live. */
+export async function checkResetToken(ctx: Context, token: string): Promise<{ email_hint: string }> {
+  const row = await findLiveToken(ctx.db, token, ctx.now());
+  const account = row ? await findAccountById(ctx.db, row.account_id) : null;
+  if (!account) throw resetErrors.invalidToken();
+  return { email_hint: maskEmail(account.email) };
+}
+
+/**
+ * Sets the new password from a reset link. The token is spent atomically (one of two concurrent
+ * confirmations wins), the account's other links die, every portal session of the account is
+ * ended and a notice is mailed. A reset never signs anyone in: the person signs in afterwards,
+ * through MFA when enrolled.
+ */
+export async function confirmPasswordReset(
+  ctx: Context,
+  input: { token: string; password: string; client: ClientInfo },
+): Promise<{ type: string | null }> {
+  const normalized = assertPasswordPolicy(input.password);
+  const now = ctx.now();
+  if (!(await findLiveToken(ctx.db, input.token, now))) throw resetErrors.failed();
+  const hash = await hashPassword(normalized);
+
+  const row = await ctx.db.transaction(async (trx) => {
+    const live = await findLiveToken(trx, input.token, now);
+    if (!live) return null;
+    const spent = await trx('password_reset_tokens').where({ id: live.id }).whereNull('used_at').update({ used_at: now });
+    if (spent !== 1) return null;
+    await setPasswordHash(trx, live.account_id, hash, now);
+    await clearPasswordResetRequired(trx, live.account_id, now);
+    await revokeResetTokens(trx, live.account_id);
+    await recordAudit(trx, {
+      action: 'password_reset.completed',
+      target_account_id: live.account_id,
+      ip: input.client.ip,
+      user_agent: input.client.userAgent,
+      at: now,
+    });
+    return live;
+  });
+  if (!row) throw resetErrors.failed();
+
+  const account = await findAccountById(ctx.db, row.account_id);
+  await destroyAccountPortalSessions(ctx, row.account_id);
+  if (account) {
+    await clearFailures(ctx, account.email);
+    const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
+    await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((err: unknown) =>
+      ctx.logger.error({ err }, 'password-changed mail failed'),
+    );
+  }
+  return { type: row.type };
+}
+
+/** The migration notice's mail (PasswordResetRequired): a reset link in the migration wording. */
+export async function sendMigrationResetLink(
+  ctx: Context,
+  account: { id: string; email: string },
+  language: 'en' | 'sv',
+  type: string | undefined,
+): Promise<void> {
+  // The mail budget is checked before the new link revokes the previous one.
+  await takeMailPoint(ctx, account.email);
+  const { link } = await createResetLink(ctx, account.id, { type });
+  await sendMail(ctx, account.email, language, { kind: 'migration_reset_link', link, minutes: resetTokenTtlSeconds / 60 });
+}
+
+/** "a***@example.com": enough for the person to recognise the account, not to learn the address. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  return `${email[0]}***${email.slice(at)}`;
+}

@@ -1,0 +1,145 @@
+import type { MailMessage } from './mailer.ts';
+
+export type MailLanguage = 'en' | 'sv';
+
+export type MailTemplate =
+  | { kind: 'email_code'; code: string; minutes: number }
+  | { kind: 'unknown_account' }
+  | { kind: 'reset_link'; link: string; minutes: number }
+  | { kind: 'migration_reset_link'; link: string; minutes: number }
+  | { kind: 'password_changed' };
+
+interface Rendered {
+  subject: string;
+  /** Paragraphs; the first is the greeting line, {{action}} marks where the code or link goes. */
+  lines: string[];
+  action?: { text: string; href?: string };
+}
+
+const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<MailTemplate, { kind: K }>) => Rendered }> = {
+  en: {
+    email_code: (t) => ({
+      subject: `Your sign-in code: ${t.code}`,
+      lines: ['Use this code to sign in:', `It is valid for ${t.minutes} minutes and can be used once. If you did not try to sign in, you can ignore this email.`],
+      action: { text: t.code },
+    }),
+    unknown_account: () => ({
+      subject: 'Sign-in attempt',
+      lines: [
+        'Someone tried to sign in with this email address, but there is no account for it.',
+        'If it was you, check that you typed the address your organisation invited. Otherwise you can ignore this email.',
+      ],
+    }),
+    reset_link: (t) => ({
+      subject: 'Reset your password',
+      lines: ['We received a request to set a new password for your account. Open this link to choose one:', `The link is valid for ${t.minutes} minutes and can be used once. If you did not ask for it, you can ignore this email.`],
+      action: { text: 'Set a new password', href: t.link },
+    }),
+    migration_reset_link: (t) => ({
+      subject: 'Create a new password',
+      lines: [
+        'There is now one account per email address. To keep signing in, create a new password with this link:',
+        `The link is valid for ${t.minutes} minutes and can be used once.`,
+      ],
+      action: { text: 'Create a new password', href: t.link },
+    }),
+    password_changed: () => ({
+      subject: 'Your password was changed',
+      lines: ['The password of your account was just changed.', 'If this was not you, reset your password at once and contact your administrator.'],
+    }),
+  },
+  sv: {
+    email_code: (t) => ({
+      subject: `Din inloggningskod: ${t.code}`,
+      lines: ['Använd den här koden för att logga in:', `Den gäller i ${t.minutes} minuter och kan användas en gång. Om du inte försökte logga in kan du bortse från det här mejlet.`],
+      action: { text: t.code },
+    }),
+    unknown_account: () => ({
+      subject: 'Inloggningsförsök',
+      lines: [
+        'Någon försökte logga in med den här e-postadressen, men det finns inget konto för den.',
+        'Om det var du, kontrollera att du skrev adressen som din organisation bjöd in. Annars kan du bortse från det här mejlet.',
+      ],
+    }),
+    reset_link: (t) => ({
+      subject: 'Återställ ditt lösenord',
+      lines: ['Vi har fått en begäran om att sätta ett nytt lösenord för ditt konto. Öppna länken för att välja ett:', `Länken gäller i ${t.minutes} minuter och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
+      action: { text: 'Välj ett nytt lösenord', href: t.link },
+    }),
+    migration_reset_link: (t) => ({
+      subject: 'Skapa ett nytt lösenord',
+      lines: [
+        'Nu finns det ett konto per e-postadress. Skapa ett nytt lösenord med den här länken för att fortsätta logga in:',
+        `Länken gäller i ${t.minutes} minuter och kan användas en gång.`,
+      ],
+      action: { text: 'Skapa ett nytt lösenord', href: t.link },
+    }),
+    password_changed: () => ({
+      subject: 'Ditt lösenord har ändrats',
+      lines: ['Lösenordet till ditt konto har just ändrats.', 'Om det inte var du, återställ lösenordet direkt och kontakta din administratör.'],
+    }),
+  },
+};
+
+/** A message in plain text and simple HTML; the code or link sits after the first paragraph. */
+export function renderMail(to: string, language: MailLanguage, template: MailTemplate): MailMessage {
+  const render = copy[language][template.kind] as (t: MailTemplate) => Rendered;
+  const { subject, lines, action } = render(template);
+  const [first, ...rest] = lines;
+  const actionText = action ? (action.href ? action.href : action.text) : undefined;
+  const text = `${[first, ...(actionText ? [actionText] : []), ...rest, '— Nyckel'].join('\n\n')}\n`;
+  const actionHtml = action
+    ? action.href
+      ? `<p><a href="${escapeHtml(action.href)}">${escapeHtml(action.text)}</a></p>`
+      : `<p style="font-size:24px;letter-spacing:4px"><strong>${escapeHtml(action.text)}</strong></p>`
+    : '';
+  const html = [
+    `<!doctype html><html lang="${language}"><body style="font-family:sans-serif">`,
+    `<p>${escapeHtml(first ?? '')}</p>`,
+    actionHtml,
+    ...rest.map((line) => `<p>${escapeHtml(line)}</p>`),
+    '<p>— Nyckel</p></body></html>',
+  ].join('');
+  return { to, subject, text, html };
+}
+
+/**
+ * The mail's language: an explicit `lang` (the login page's query), then the browser's
+ * Accept-Language, then the account's saved locale; English otherwise.
+ */
+export function chooseLanguage(sources: { lang?: string | undefined; acceptLanguage?: string | undefined; accountLocale?: string | undefined }): MailLanguage {
+  return (
+    supported(sources.lang) ??
+    fromAcceptLanguage(sources.acceptLanguage) ??
+    supported(sources.accountLocale) ??
+    'en'
+  );
+}
+
+function supported(tag: string | undefined): MailLanguage | undefined {
+  const primary = tag?.trim().toLowerCase().split(/[-_]/)[0];
+  return primary === 'sv' || primary === 'en' ? primary : undefined;
+}
+
+function fromAcceptLanguage(header: string | undefined): MailLanguage | undefined {
+  if (!header) return undefined;
+  const ranked = header
+    .split(',')
+    .slice(0, 20)
+    .map((part, index) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag, q: q ? Number(q.slice(2)) || 0 : 1, index };
+    })
+    .filter((entry) => entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const entry of ranked) {
+    const language = supported(entry.tag);
+    if (language) return language;
+  }
+  return undefined;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

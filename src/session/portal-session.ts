@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import cookieParser from 'cookie-parser';
+import type { CookieOptions, Request, Response } from 'express';
+import type { Config } from '../config/index.ts';
+import type { Context } from '../context.ts';
+
+/**
+ * The signed-in session of the portal (profile, tenant selection, the OAuth interaction
+ * hand-off). Kept in the store under `session:<id>`; the browser holds only the id, in the
+ * signed HttpOnly cookie `nyckel_session`.
+ */
+export interface PortalSession {
+  account_id: string;
+  email: string;
+  /** RFC 8176 methods: ['pwd'] for a password, ['otp'] for an email code; 'otp' is one factor. */
+  amr: string[];
+  /** Epoch seconds of the sign-in. */
+  auth_time: number;
+  /** Epoch seconds. */
+  created_at: number;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface PortalSessionWithId extends PortalSession {
+  id: string;
+}
+
+type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
+
+export const portalSessionTtlSeconds = 12 * 3600;
+export const portalCookieName = 'nyckel_session';
+
+const key = (id: string) => `session:${id}`;
+const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
+
+export function portalCookieOptions(config: Config, persistent: boolean): CookieOptions {
+  return {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.secureCookies,
+    path: '/',
+    signed: true,
+    // "Remember me" keeps the cookie after the browser closes; the server-side TTL is the same.
+    ...(persistent ? { maxAge: portalSessionTtlSeconds * 1000 } : {}),
+  };
+}
+
+/** Creates a session with a fresh random id (never reusing one the browser sent: no fixation). */
+export async function createPortalSession(
+  ctx: SessionContext,
+  data: Omit<PortalSession, 'created_at'>,
+): Promise<PortalSessionWithId> {
+  const id = randomBytes(32).toString('base64url');
+  const session: PortalSession = { ...data, created_at: Math.floor(ctx.now().getTime() / 1000) };
+  await ctx.store.set(key(id), JSON.stringify(session), portalSessionTtlSeconds);
+  await ctx.store.sadd(accountIndex(data.account_id), id, portalSessionTtlSeconds);
+  return { id, ...session };
+}
+
+export async function getPortalSessionById(ctx: SessionContext, id: string): Promise<PortalSessionWithId | null> {
+  const raw = await ctx.store.get(key(id));
+  return raw ? { id, ...(JSON.parse(raw) as PortalSession) } : null;
+}
+
+export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
+  const session = await getPortalSessionById(ctx, id);
+  await ctx.store.del(key(id));
+  if (session) await ctx.store.srem(accountIndex(session.account_id), id);
+}
+
+/** Live sessions of an account; ids whose session expired are pruned from the index. */
+export async function listPortalSessions(ctx: SessionContext, accountId: string): Promise<PortalSessionWithId[]> {
+  const live: PortalSessionWithId[] = [];
+  for (const id of await ctx.store.smembers(accountIndex(accountId))) {
+    const session = await getPortalSessionById(ctx, id);
+    if (session) live.push(session);
+    else await ctx.store.srem(accountIndex(accountId), id);
+  }
+  return live;
+}
+
+/** Signs the account out everywhere (after a password reset, or by an operator). */
+export async function destroyAccountPortalSessions(ctx: SessionContext, accountId: string): Promise<void> {
+  const ids = await ctx.store.smembers(accountIndex(accountId));
+  if (ids.length > 0) await ctx.store.del(...ids.map(key), accountIndex(accountId));
+}
+
+/**
+ * The id in the signed `nyckel_session` cookie. Works behind cookie-parser (our /auth and /api
+ * routers) and without it (e.g. a route beside oidc-provider), by verifying the signature here.
+ */
+export function portalSessionId(config: Config, req: Request): string | undefined {
+  const parsed = (req.signedCookies as Record<string, unknown> | undefined)?.[portalCookieName];
+  if (typeof parsed === 'string' && parsed !== '') return parsed;
+  if (req.signedCookies) return undefined;
+  const raw = readCookie(req.headers.cookie, portalCookieName);
+  if (!raw) return undefined;
+  const unsigned = cookieParser.signedCookie(raw, [...config.cookieSecrets]);
+  return typeof unsigned === 'string' && unsigned !== raw && unsigned !== '' ? unsigned : undefined;
+}
+
+/** The portal session of a request, or null. For the OAuth interaction route and the profile API. */
+export async function getPortalSession(ctx: SessionContext, req: Request): Promise<PortalSessionWithId | null> {
+  const id = portalSessionId(ctx.config, req);
+  return id ? getPortalSessionById(ctx, id) : null;
+}
+
+export function setPortalSessionCookie(res: Response, config: Config, id: string, persistent: boolean): void {
+  res.cookie(portalCookieName, id, portalCookieOptions(config, persistent));
+}
+
+export function clearPortalSessionCookie(res: Response, config: Config): void {
+  const { maxAge: _maxAge, ...options } = portalCookieOptions(config, false);
+  res.clearCookie(portalCookieName, options);
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of header?.split(';') ?? []) {
+    const index = part.indexOf('=');
+    if (index > 0 && part.slice(0, index).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(index + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createResetLink } from '../../src/login/reset.service.ts';
+import { listPortalSessions } from '../../src/session/portal-session.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createAccount, passwordHashOf, uniqueEmail } from './fixtures.ts';
+import { errorType, setCookies, signInWithPassword, start, tokenFrom } from './journey.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const request = (email: string, extra: Record<string, unknown> = {}, language = 'en-GB,en;q=0.8') =>
+  t.agent().set('Accept-Language', language).post('/auth/reset/request').send({ email, ...extra });
+const checkToken = (token: string) => t.agent().post('/auth/reset/check-token').send({ token });
+const confirm = (token: string, password: string) => t.agent().post('/auth/reset/confirm').send({ token, password });
+
+describe('forgot password', () => {
+  it('answers the same for an unknown address and sends nothing', async () => {
+    const known = await createAccount(t.ctx.db, { password: 'Old-Password-1' });
+    const unknown = uniqueEmail('nobody');
+    const timed = async (email: string) => {
+      const began = performance.now();
+      const res = await request(email);
+      return Object.assign(res, { elapsed: performance.now() - began });
+    };
+    const a = await timed(known.email);
+    const b = await timed(unknown);
+    // Both answers wait for the random 100–200 ms floor that hides the extra work for a real account.
+    expect(a.elapsed).toBeGreaterThanOrEqual(95);
+    expect(b.elapsed).toBeGreaterThanOrEqual(95);
+    expect([a.status, a.body]).toEqual([200, { status: 'sent' }]);
+    expect([b.status, b.body]).toEqual([200, { status: 'sent' }]);
+    await t.mail.waitFor(known.email);
+    expect(t.mail.to(unknown)).toHaveLength(0);
+    const audit = await t.ctx.db('audit_events').where({ action: 'password_reset.requested' }).select('target_account_id', 'details');
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        { target_account_id: known.id, details: { email: known.email } },
+        { target_account_id: null, details: { email: unknown } },
+      ]),
+    );
+  });
+
+  it('full reset: link → check → weak password refused → new password → sign in; the link works once', async () => {
+    const account = await createAccount(t.ctx.db, { password: 'Old-Password-1', locale: 'sv' });
+    const browser = t.agent();
+    await signInWithPassword(browser, account.email, 'Old-Password-1');
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
+
+    await request(account.email, { type: 'athena' }, 'sv-SE,sv;q=0.9,en;q=0.5');
+    const mail = await t.mail.waitFor(account.email);
+    expect(mail.subject).toBe('Återställ ditt lösenord');
+    expect(mail.text).toContain(`${t.ctx.config.publicUrl}/login/set-password/`);
+    const token = tokenFrom(mail);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const stored = await t.ctx.db('password_reset_tokens').where({ account_id: account.id }).first();
+    expect(stored.token_hash).not.toContain(token);
+
+    expect((await checkToken(token)).body).toEqual({ email_hint: `${account.email[0]}***@example.com` });
+    const weak = await confirm(token, 'short');
+    expect([weak.status, weak.body]).toEqual([422, { detail: [{ type: 'weak_password', msg: 'Password must be at least 9 characters' }] }]);
+    const done = await confirm(token, 'New-Password-2');
+    expect([done.status, done.body]).toEqual([200, { type: 'athena' }]);
+    expect(setCookies(done).has('nyckel_session')).toBe(false);
+
+    expect((await t.mail.waitFor(account.email)).subject).toBe('Ditt lösenord har ändrats');
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
+    expect(await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'password_reset.completed' })).toHaveLength(1);
+
+    const again = await confirm(token, 'Third-Password-3');
+    expect([again.status, again.body]).toEqual([406, { detail: [{ type: 'reset_failed', msg: 'Password reset failed' }] }]);
+    const check = await checkToken(token);
+    expect([check.status, check.body]).toEqual([406, { detail: [{ type: 'invalid_token', msg: 'Invalid or expired token' }] }]);
+
+    expect(errorType(await signInWithPassword(t.agent(), account.email, 'Old-Password-1'))).toBe('invalid_credentials');
+    expect((await signInWithPassword(t.agent(), account.email, 'New-Password-2')).body.state).toBe('Done');
+  });
+
+  it('a reset returns type null when the request named none', async () => {
+    const account = await createAccount(t.ctx.db, { password: 'Old-Password-1' });
+    await request(account.email);
+    const token = tokenFrom(await t.mail.waitFor(account.email));
+    expect((await confirm(token, 'New-Password-2')).body).toEqual({ type: null });
+  });
+
+  it('a newer link kills the older one', async () => {
+    const account = await createAccount(t.ctx.db);
+    await request(account.email);
+    const older = tokenFrom(await t.mail.waitFor(account.email));
+    await request(account.email);
+    const newer = tokenFrom(await t.mail.waitFor(account.email));
+    expect(errorType(await checkToken(older))).toBe('invalid_token');
+    expect(errorType(await confirm(older, 'New-Password-2'))).toBe('reset_failed');
+    expect((await confirm(newer, 'New-Password-2')).status).toBe(200);
+  });
+
+  it('a password created at sign-in kills outstanding links', async () => {
+    const account = await createAccount(t.ctx.db);
+    const { link } = await createResetLink(t.ctx, account.id);
+    const token = link.split('/').pop()!;
+    const { startWithCode } = await import('./journey.ts');
+    const browser = t.agent();
+    const { sessionId, code } = await startWithCode(browser, t.mail, account.email);
+    await browser.post('/auth/login/verify-otp').send({ session_id: sessionId, email: account.email, otp: code });
+    await browser.post('/auth/login/create-password').send({ session_id: sessionId, password: 'Created-Pass-5' });
+    expect(errorType(await checkToken(token))).toBe('invalid_token');
+  });
+
+  it('a link expires after one hour', async () => {
+    const account = await createAccount(t.ctx.db);
+    const { link } = await createResetLink(t.ctx, account.id, { type: 'athena' });
+    const token = link.split('/').pop()!;
+    expect((await checkToken(token)).status).toBe(200);
+    t.ctx.advance(60 * 60 * 1000 + 1000);
+    expect(errorType(await checkToken(token))).toBe('invalid_token');
+    expect(errorType(await confirm(token, 'New-Password-2'))).toBe('reset_failed');
+  });
+
+  it('builds links from the configured public URL, never from the Host header', async () => {
+    const account = await createAccount(t.ctx.db);
+    await t.agent().set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example').post('/auth/reset/request').send({ email: account.email });
+    const mail = await t.mail.waitFor(account.email);
+    expect(mail.text).toContain(`${t.ctx.config.publicUrl}/login/set-password/`);
+    expect(mail.text + mail.html).not.toContain('evil.example');
+  });
+
+  it('garbage tokens are invalid (406), never 5xx', async () => {
+    for (const token of ['', 'x', '../../etc/passwd', 'A'.repeat(512)]) {
+      expect((await checkToken(token)).status).toBe(406);
+      expect((await confirm(token, 'New-Password-2')).status).toBe(406);
+    }
+  });
+
+  it('refuses a malformed email (422) and a cross-site request (403)', async () => {
+    expect(errorType(await request('not-an-email'))).toBe('validation_error');
+    const cross = await t.agent().set('Origin', 'https://evil.example').post('/auth/reset/request').send({ email: uniqueEmail() });
+    expect(cross.status).toBe(403);
+  });
+});
+
+describe('migrated account (PasswordResetRequired)', () => {
+  it('start mails a migration link; after setting a password the account signs in with it', async () => {
+    const account = await createAccount(t.ctx.db, { password_reset_required: true, bcryptPassword: 'Imported-Old-1' });
+    const started = await start(t.agent(), account.email, '?type=athena');
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ state: 'PasswordResetRequired', email: account.email });
+    const mail = await t.mail.waitFor(account.email);
+    expect(mail.subject).toBe('Create a new password');
+    expect(mail.text).toContain('one account per email address');
+
+    const browser = t.agent();
+    const { body } = await start(browser, account.email);
+    expect(body.state).toBe('PasswordResetRequired');
+    const refused = await browser.post('/auth/login/verify-password').send({ session_id: body.session_id, email: account.email, password: 'Imported-Old-1' });
+    expect(errorType(refused)).toBe('invalid_login_session_state');
+
+    // The second start sent a newer link, which killed the first.
+    const first = tokenFrom(mail);
+    const second = tokenFrom(await t.mail.waitFor(account.email));
+    expect(errorType(await checkToken(first))).toBe('invalid_token');
+    expect((await confirm(second, 'Migrated-New-7')).body).toEqual({ type: null });
+
+    const row = await t.ctx.db('accounts').where({ id: account.id }).first('password_reset_required');
+    expect(row.password_reset_required).toBe(false);
+    expect(await passwordHashOf(t.ctx.db, account.id)).toMatch(/^\$argon2id\$/);
+    expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'password' })).toHaveLength(1);
+    expect((await signInWithPassword(t.agent(), account.email, 'Migrated-New-7')).body.state).toBe('Done');
+  });
+});
