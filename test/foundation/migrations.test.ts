@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/knex.ts';
+import { migrateLatest, migrateRollbackAll } from '../../src/db/migrate.ts';
+import { createTestDb } from '../helpers/context.ts';
+
+/** The data model of DESIGN.md ("operators/roles" is operator_roles); signing_keys holds the OIDC keys. */
+const designTables = [
+  'accounts',
+  'credentials',
+  'tenants',
+  'tenant_access',
+  'tenant_settings',
+  'oidc_clients',
+  'password_reset_tokens',
+  'notifications',
+  'audit_events',
+  'operator_roles',
+  'signing_keys',
+];
+
+/** knex's own bookkeeping survives a rollback; everything else is the application's. */
+const knexTables = ['knex_migrations', 'knex_migrations_lock'];
+
+async function appTables(db: Db): Promise<string[]> {
+  const rows: { table_name: string }[] = await db('information_schema.tables')
+    .where({ table_schema: 'public', table_type: 'BASE TABLE' })
+    .whereNotIn('table_name', knexTables)
+    .orderBy('table_name')
+    .select('table_name');
+  return rows.map((row) => row.table_name);
+}
+
+describe('migrations on the test database', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ db, drop } = await createTestDb());
+  });
+  afterAll(() => drop?.());
+
+  it('up creates every table of the data model', async () => {
+    expect(await appTables(db)).toEqual(expect.arrayContaining(designTables));
+  });
+
+  it('down removes every application table', async () => {
+    expect(await migrateRollbackAll(db)).toContain('001_initial');
+    expect(await appTables(db)).toEqual([]);
+  });
+
+  it('up again restores them all', async () => {
+    expect(await migrateLatest(db)).toContain('001_initial');
+    expect(await appTables(db)).toEqual(expect.arrayContaining(designTables));
+    expect(await migrateLatest(db)).toEqual([]);
+  });
+
+  it('keeps one account per email, ignoring case', async () => {
+    await db('accounts').insert({ email: 'A@x.se', name: 'Upper' });
+    await expect(db('accounts').insert({ email: 'a@x.se', name: 'Lower' })).rejects.toThrow(/unique|duplicate/i);
+    const found = await db('accounts').where({ email: 'a@X.SE' }).select('name');
+    expect(found).toEqual([{ name: 'Upper' }]);
+  });
+
+  it('accepts lowercase alphanumeric tenant slugs and rejects others', async () => {
+    await db('tenants').insert({ name: 'Good', slug: 'goodslug1' });
+    for (const slug of ['Bad-Slug', 'bad-slug', 'bad slug', '']) {
+      await expect(db('tenants').insert({ name: 'Bad', slug })).rejects.toThrow(/tenants_slug_format|check constraint/i);
+    }
+    await expect(db('tenants').insert({ name: 'Again', slug: 'goodslug1' })).rejects.toThrow(/unique|duplicate/i);
+  });
+
+  it('allows only the known credential types', async () => {
+    const [account] = await db('accounts').insert({ email: 'cred@x.se' }).returning('id');
+    await db('credentials').insert({ account_id: account.id, type: 'totp', secret: 'sealed' });
+    await expect(db('credentials').insert({ account_id: account.id, type: 'sms' })).rejects.toThrow(/check constraint/i);
+  });
+});

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.ts';
+import { portalDist } from '../../src/http/portal.ts';
+import { createTestContext, type TestContext } from '../helpers/context.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const indexHtml = join(portalDist, 'index.html');
+
+/** The documented build, run only when no build exists (CI builds before testing). */
+function ensurePortalBuilt(): void {
+  if (existsSync(indexHtml)) return;
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, encoding: 'utf8', timeout: 150_000 });
+  if (build.status !== 0) throw new Error(`npm run build failed (${build.status}):\n${build.stdout}\n${build.stderr}`);
+}
+
+describe('the built portal, served by the app', () => {
+  let ctx: TestContext;
+  let app: App;
+
+  beforeAll(async () => {
+    ensurePortalBuilt();
+    ctx = await createTestContext();
+    app = await createApp(ctx);
+  }, 180_000);
+  afterAll(() => ctx?.dispose());
+
+  it.each(['/login', '/login/select-tenant', '/profile', '/admin/accounts'])('serves %s as the never-cached portal page', async (path) => {
+    const res = await request(app.app).get(path);
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('text/html');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.text).toBe(readFileSync(indexHtml, 'utf8'));
+  });
+
+  it('sends no Referer from the set-password page, whose URL holds a reset token', async () => {
+    const res = await request(app.app).get('/login/set-password/abc');
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('text/html');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('serves the hashed assets the page references as immutable', async () => {
+    const assets = [...readFileSync(indexHtml, 'utf8').matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      const res = await request(app.app).get(asset);
+      expect(res.status, asset).toBe(200);
+      expect(res.headers['cache-control']).toMatch(/immutable/);
+    }
+  });
+
+  it('answers a missing asset with 404, not the page', async () => {
+    const res = await request(app.app).get('/assets/missing-0000.js');
+    expect(res.status).toBe(404);
+  });
+});
