@@ -77,7 +77,9 @@ export async function createApp(ctx: Context): Promise<App> {
   api.use(createLoginRouter(ctx), createResetRouter(ctx));
   app.use((req, res, next) => (ourApi.test(req.path) || isCookieUserinfo(req) ? api(req, res, next) : next()));
 
-  app.use(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } }), createPortalRouter());
+  // The portal's CSP (form-action 'self') must not reach /oauth2: logout confirmation and
+  // form_post responses submit forms to relying parties. oidc-provider sets its own headers there.
+  app.use(createPortalRouter(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } })));
 
   app.use('/oauth2', provider.callback());
 

@@ -56,6 +56,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const devSecrets = production ? undefined : developmentSecrets(dataDir, env.NODE_ENV === 'test');
   const issuer = (env.ISSUER ?? `http://localhost:${env.PORT}/oauth2`).replace(/\/$/, '');
   const issuerUrl = new URL(issuer);
+  // oidc-provider is mounted at /oauth2 (app.ts); an issuer elsewhere would publish URLs that 404.
+  if (issuerUrl.pathname !== '/oauth2' || issuerUrl.search || issuerUrl.hash) {
+    throw new ConfigError('Invalid ISSUER: must be an origin followed by /oauth2, e.g. https://id.example.com/oauth2');
+  }
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuerUrl.hostname);
 
   return Object.freeze({

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 
 export const portalDist = resolve(import.meta.dirname, '../../portal/dist');
 
@@ -11,17 +11,17 @@ const spaRoutes = ['/', '/login', '/login/*rest', '/profile', '/profile/*rest', 
  * Serves the built portal. Hashed assets are immutable; index.html is never cached so a deploy
  * takes effect at once. The set-password page sends no Referer: its URL holds a reset token.
  */
-export function createPortalRouter(dist = portalDist): Router {
+export function createPortalRouter(securityHeaders: RequestHandler, dist = portalDist): Router {
   const router = Router();
   if (!existsSync(join(dist, 'index.html'))) {
-    router.get(spaRoutes, (_req, res) => {
+    router.get(spaRoutes, securityHeaders, (_req, res) => {
       res.status(503).type('text').send('The portal is not built. Run `npm run build`.');
     });
     return router;
   }
-  router.use('/assets', express.static(join(dist, 'assets'), { immutable: true, maxAge: '1y', index: false }));
+  router.use('/assets', securityHeaders, express.static(join(dist, 'assets'), { immutable: true, maxAge: '1y', index: false }));
   router.use(express.static(dist, { index: false, maxAge: '1h' }));
-  router.get(spaRoutes, (req, res) => {
+  router.get(spaRoutes, securityHeaders, (req, res) => {
     if (req.path.startsWith('/login/set-password')) res.set('Referrer-Policy', 'no-referrer');
     res.set('Cache-Control', 'no-store');
     res.sendFile(join(dist, 'index.html'));

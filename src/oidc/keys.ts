@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Context } from '../context.ts';
 
 export type SigningAlg = 'ES256' | 'RS256';
@@ -20,7 +21,10 @@ function generate(alg: SigningAlg): PrivateJwk {
   return { ...privateKey.export({ format: 'jwk' }), kid: randomBytes(12).toString('base64url'), alg, use: 'sig' };
 }
 
-async function insertKey(ctx: Pick<Context, 'db' | 'secretBox'>, alg: SigningAlg): Promise<void> {
+/** Arbitrary constant naming the advisory lock around key creation and rotation. */
+const signingKeysLock = 7_246_301;
+
+async function insertKey(ctx: { db: Knex; secretBox: Context['secretBox'] }, alg: SigningAlg): Promise<void> {
   const jwk = generate(alg);
   await ctx.db('signing_keys').insert({ kid: jwk.kid, alg, private_jwk: ctx.secretBox.seal(JSON.stringify(jwk)) });
 }
@@ -31,10 +35,15 @@ async function insertKey(ctx: Pick<Context, 'db' | 'secretBox'>, alg: SigningAlg
  * verify). Generated on first start, never the library's development keys.
  */
 export async function loadSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<PrivateJwk[]> {
-  const active = await ctx.db('signing_keys').whereNull('retired_at').select('alg');
-  for (const alg of ['ES256', 'RS256'] as const) {
-    if (!active.some((row: { alg: string }) => row.alg === alg)) await insertKey(ctx, alg);
-  }
+  // Instances starting together on an empty database must agree on one key per algorithm: the
+  // check-then-insert runs under a transaction-scoped advisory lock.
+  await ctx.db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [signingKeysLock]);
+    const active = await trx('signing_keys').whereNull('retired_at').select('alg');
+    for (const alg of ['ES256', 'RS256'] as const) {
+      if (!active.some((row: { alg: string }) => row.alg === alg)) await insertKey({ db: trx, secretBox: ctx.secretBox }, alg);
+    }
+  });
   const cutoff = new Date(ctx.now().getTime() - retiredKeyGraceSeconds * 1000);
   const rows: { private_jwk: string; retired_at: Date | null }[] = await ctx
     .db('signing_keys')
@@ -49,6 +58,7 @@ export async function loadSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'n
  */
 export async function rotateSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<string[]> {
   return ctx.db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [signingKeysLock]);
     await trx('signing_keys').whereNull('retired_at').update({ retired_at: ctx.now() });
     const kids: string[] = [];
     for (const alg of ['ES256', 'RS256'] as const) {
