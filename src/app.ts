@@ -9,6 +9,7 @@ import { createLoginRouter } from './login/login.routes.ts';
 import { createResetRouter } from './login/reset.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
 import { createPortalRouter } from './http/portal.ts';
+import { limitOAuthEndpoints } from './oidc/endpoint-limits.ts';
 import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
 import { createUserinfoRouter } from './profile/userinfo.routes.ts';
@@ -81,6 +82,7 @@ export async function createApp(ctx: Context): Promise<App> {
   // form_post responses submit forms to relying parties. oidc-provider sets its own headers there.
   app.use(createPortalRouter(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } })));
 
+  app.use(limitOAuthEndpoints(ctx));
   app.use('/oauth2', provider.callback());
 
   app.use(notFoundHandler);

@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config/index.ts';
 import type { Context } from './context.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
@@ -36,6 +35,8 @@ export async function createContext(config: Config): Promise<Context> {
 
 export async function main(): Promise<void> {
   const config = configOrExit();
+  // Loaded after the configuration is known good, so a bad variable fails fast.
+  const { createApp } = await import('./app.ts');
   const ctx = await createContext(config);
   await migrateLatest(ctx.db);
   if (config.seedDemo) await seedDemo(ctx);

@@ -24,6 +24,7 @@ export interface Config {
   readonly loginSessionTtl: number;
   readonly rememberDeviceDays: number;
   readonly athenaUrl: string | undefined;
+  readonly oauthRateLimitPerMinute: number;
   /** True when Nyckel is served over https or on a non-loopback host: cookies get `Secure`. */
   readonly secureCookies: boolean;
 }
@@ -82,6 +83,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     loginSessionTtl: env.LOGIN_SESSION_TTL,
     rememberDeviceDays: env.REMEMBER_DEVICE_DAYS,
     athenaUrl: env.ATHENA_URL,
+    oauthRateLimitPerMinute: env.OAUTH_RATE_LIMIT_PER_MINUTE,
     secureCookies: issuerUrl.protocol === 'https:' || !loopback,
   });
 }

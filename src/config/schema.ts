@@ -56,6 +56,8 @@ export const envSchema = z.object({
   LOGIN_SESSION_TTL: z.coerce.number().int().min(60).max(86_400).default(1800),
   /** Days a remembered device skips the TOTP step. */
   REMEMBER_DEVICE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Calls per minute one client may make to the token, introspection and revocation endpoints (twice that per IP). */
+  OAUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
   /** URL of the sharing portal ("athena") stakeholders are sent to. */
   ATHENA_URL: optional(url(['http:', 'https:'])),
 });

@@ -27,9 +27,9 @@ export const limitRules = {
 
 export type LimitName = keyof typeof limitRules;
 
-export interface RateLimits {
+export interface RateLimits<N extends string = LimitName> {
   /** Takes one point; throws `too_many_requests` (429, Retry-After) when the budget is spent. */
-  consume(name: LimitName, key: string): Promise<void>;
+  consume(name: N, key: string): Promise<void>;
 }
 
 type LimitContext = Pick<Context, 'store' | 'config'>;
@@ -38,17 +38,20 @@ type LimitContext = Pick<Context, 'store' | 'config'>;
  * Redis-backed limiters over the RedisStore's ioredis client when the store is Redis, so every
  * instance shares the budgets; in-process limiters otherwise. Keys carry STORE_PREFIX.
  */
-export function createRateLimits(ctx: LimitContext, rules: Record<LimitName, LimitRule> = limitRules): RateLimits {
+export function createRateLimits<N extends string = LimitName>(
+  ctx: LimitContext,
+  rules: Record<N, LimitRule> = limitRules as unknown as Record<N, LimitRule>,
+): RateLimits<N> {
   const client = ctx.store.kind === 'redis' ? (ctx.store as unknown as { client: Redis }).client : undefined;
   const limiters = Object.fromEntries(
-    (Object.keys(rules) as LimitName[]).map((name) => {
+    (Object.keys(rules) as N[]).map((name) => {
       const options = { keyPrefix: `${ctx.config.storePrefix}rl:${name}`, ...rules[name] };
       const limiter: RateLimiterAbstract = client
         ? new RateLimiterRedis({ ...options, storeClient: client, rejectIfRedisNotReady: true })
         : new RateLimiterMemory(options);
       return [name, limiter];
     }),
-  ) as Record<LimitName, RateLimiterAbstract>;
+  ) as Record<N, RateLimiterAbstract>;
 
   return {
     async consume(name, key) {

@@ -277,3 +277,32 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(metadata.grant_types_supported).not.toContain('password');
   });
 });
+
+describe('the back-channel endpoints', () => {
+  let limited: TestServer;
+
+  beforeAll(async () => {
+    limited = await startTestServer({ env: { OAUTH_RATE_LIMIT_PER_MINUTE: '3' } });
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited', redirect_uris: [redirectUri], client_secret: 'rp-limited-secret-0123456789' });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it('are rate-limited per client, in the RFC 6749 error shape', async () => {
+    const basic = `Basic ${Buffer.from('rp-limited:rp-limited-secret-0123456789').toString('base64')}`;
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 4; i += 1) {
+      last = await fetch(`${limited.issuer}/introspect`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'not-a-token' }),
+      });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await last!.json()).toMatchObject({ error: 'slow_down' });
+  });
+});
