@@ -50,12 +50,28 @@ export async function upsertClient(db: Db, input: ClientInput): Promise<Record<s
  * oidc-provider's Client model read from the oidc_clients table. Clients are registered by
  * operators (npm run client), not dynamically, so only `find` does anything.
  */
-export function createClientAdapter(db: Db) {
+/**
+ * How long a client's metadata is reused before it is read again. oidc-provider looks the client up
+ * on every token, userinfo and introspection call; a change by `npm run client` takes effect on
+ * every instance within this time.
+ */
+export const clientCacheMs = 30_000;
+
+export function createClientAdapter(db: Db, now: () => number = Date.now) {
+  const cache = new Map<string, { metadata: unknown; until: number }>();
   return class ClientAdapter {
     async find(id: string) {
       if (id.length > 64) return undefined;
+      const hit = cache.get(id);
+      if (hit && hit.until > now()) return hit.metadata ?? undefined;
       const row = await db('oidc_clients').where({ client_id: id }).first('metadata');
-      return row ? (typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) : undefined;
+      const metadata = row ? (typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) : undefined;
+      // Unknown ids are not cached: a flood of made-up client ids must not grow the map.
+      if (metadata) {
+        if (cache.size > 1000) cache.clear();
+        cache.set(id, { metadata, until: now() + clientCacheMs });
+      }
+      return metadata;
     }
     async upsert() {}
     async findByUid() {

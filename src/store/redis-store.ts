@@ -21,6 +21,8 @@ export const redisClientOptions = {
   commandTimeout: 2_000,
   maxRetriesPerRequest: 1,
   retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+  // Commands issued in the same tick share one round trip: a token write's index updates and SET.
+  enableAutoPipelining: true,
 } as const;
 
 /** Escapes SCAN MATCH's glob syntax so a key prefix matches only itself. */
