@@ -1,5 +1,5 @@
-import { hash } from '@node-rs/argon2';
 import type { Context } from '../src/context.ts';
+import { hashPassword } from '../src/credentials/password/hashing.ts';
 import { upsertClient } from '../src/oidc/clients.ts';
 
 /** The demo password of every seeded account that has one. */
@@ -57,7 +57,7 @@ export async function seedDemo(ctx: Pick<Context, 'db' | 'secretBox' | 'config' 
   const existing = await ctx.db('accounts').where({ email: 'operator@example.com' }).first('id');
   if (existing) return false;
 
-  const passwordHash = await hash(demoPassword, { memoryCost: 19456, timeCost: 2, parallelism: 1 });
+  const passwordHash = await hashPassword(demoPassword.normalize('NFKC'));
 
   await ctx.db.transaction(async (trx) => {
     const tenantIds = new Map<string, string>();
