@@ -9,6 +9,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY portal ./portal
+# The portal shares the login state list with the server (src/login/steps.ts).
+COPY src/login/steps.ts ./src/login/steps.ts
 RUN npm run build
 
 # --- runtime ----------------------------------------------------------------------------------

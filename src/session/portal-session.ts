@@ -64,9 +64,9 @@ export async function getPortalSessionById(ctx: SessionContext, id: string): Pro
 }
 
 export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
-  const session = await getPortalSessionById(ctx, id);
-  await ctx.store.del(key(id));
-  if (session) await ctx.store.srem(accountIndex(session.account_id), id);
+  // One atomic read-and-delete: the session is gone before anything else is awaited.
+  const raw = await ctx.store.getDel(key(id));
+  if (raw) await ctx.store.srem(accountIndex((JSON.parse(raw) as PortalSession).account_id), id);
 }
 
 /** Live sessions of an account; ids whose session expired are pruned from the index. */

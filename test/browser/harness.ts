@@ -1,14 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
+import { portalBuildIsStale } from '../../scripts/portal-build.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const portalSrc = join(root, 'portal/src');
-const portalIndex = join(root, 'portal/dist/index.html');
 
 /** Where screenshots go: the journeys' own and one per failed test. */
 export const SHOTS_DIR = '/tmp/shots';
@@ -24,23 +23,13 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 /**
  * Builds the portal when portal/dist is missing — or older than portal/src, so a journey never
  * runs against a stale bundle while the portal is being worked on. The server only serves the
  * portal if dist exists when the app is created, so this runs first.
  */
 export function ensurePortalBuilt(): void {
-  const stale = !existsSync(portalIndex) || statSync(portalIndex).mtimeMs < newestMtime(portalSrc);
-  if (!stale) return;
+  if (!portalBuildIsStale()) return;
   execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 

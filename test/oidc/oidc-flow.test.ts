@@ -57,6 +57,15 @@ async function authorizationRequest(config: client.Configuration, extra: Record<
   return { url, verifier, state, nonce };
 }
 
+/** The token request for a callback URL, with every check openid-client makes of the answer. */
+function exchange(config: client.Configuration, callback: URL, authorization: Authorization) {
+  return client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: authorization.verifier,
+    expectedState: authorization.state,
+    expectedNonce: authorization.nonce,
+  });
+}
+
 /** Drives /login through its HTTP API, as the portal does, from the login URL the provider chose. */
 async function signInThroughPortal(browser: BrowserLike, loginUrl: URL): Promise<string> {
   expect(loginUrl.pathname).toBe('/login');
@@ -88,11 +97,7 @@ describe('a relying party signs a person in with openid-client', () => {
     const authorization = await authorizationRequest(config);
     const callback = await codeFrom(browser, authorization);
 
-    const tokens = await client.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: authorization.verifier,
-      expectedState: authorization.state,
-      expectedNonce: authorization.nonce,
-    });
+    const tokens = await exchange(config, callback, authorization);
     const claims = tokens.claims()!;
     expect(claims.iss).toBe(server.issuer);
     expect(claims.aud).toBe('rp-one');
@@ -118,11 +123,7 @@ describe('a relying party signs a person in with openid-client', () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
     const authorization = await authorizationRequest(config);
-    const tokens = await client.authorizationCodeGrant(config, await codeFrom(browser, authorization), {
-      pkceCodeVerifier: authorization.verifier,
-      expectedState: authorization.state,
-      expectedNonce: authorization.nonce,
-    });
+    const tokens = await exchange(config, await codeFrom(browser, authorization), authorization);
     const rotated = await client.refreshTokenGrant(config, tokens.refresh_token!);
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(client.refreshTokenGrant(config, rotated.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -159,11 +160,7 @@ describe('a relying party signs a person in with openid-client', () => {
     const authorization = await authorizationRequest(two);
     const { url } = await browser.follow(authorization.url.toString());
     expect(url.origin + url.pathname).toBe(redirectUri);
-    const tokens = await client.authorizationCodeGrant(two, url, {
-      pkceCodeVerifier: authorization.verifier,
-      expectedState: authorization.state,
-      expectedNonce: authorization.nonce,
-    });
+    const tokens = await exchange(two, url, authorization);
     expect(tokens.claims()!.aud).toBe('rp-two');
   });
 
@@ -180,11 +177,7 @@ describe('a relying party signs a person in with openid-client', () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
     const first = await authorizationRequest(config);
-    const firstTokens = await client.authorizationCodeGrant(config, await codeFrom(browser, first), {
-      pkceCodeVerifier: first.verifier,
-      expectedState: first.state,
-      expectedNonce: first.nonce,
-    });
+    const firstTokens = await exchange(config, await codeFrom(browser, first), first);
     await new Promise((resolve) => setTimeout(resolve, 1100));
 
     const again = await authorizationRequest(config, { prompt: 'login consent' });
@@ -192,11 +185,7 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(url.pathname).toBe('/login');
     const redirect = await signInThroughPortal(browser, url);
     const callback = (await browser.follow(redirect)).url;
-    const tokens = await client.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: again.verifier,
-      expectedState: again.state,
-      expectedNonce: again.nonce,
-    });
+    const tokens = await exchange(config, callback, again);
     expect(tokens.claims()!.auth_time!).toBeGreaterThan(firstTokens.claims()!.auth_time!);
   });
 
@@ -237,11 +226,7 @@ describe('a relying party signs a person in with openid-client', () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
     const authorization = await authorizationRequest(config);
-    const tokens = await client.authorizationCodeGrant(config, await codeFrom(browser, authorization), {
-      pkceCodeVerifier: authorization.verifier,
-      expectedState: authorization.state,
-      expectedNonce: authorization.nonce,
-    });
+    const tokens = await exchange(config, await codeFrom(browser, authorization), authorization);
     const logout = client.buildEndSessionUrl(config, {
       id_token_hint: tokens.id_token!,
       post_logout_redirect_uri: 'http://127.0.0.1:9/',

@@ -1,17 +1,11 @@
 /** Shapes of the answers the portal reads. Field names are the server's (snake_case). */
 
-export const LOGIN_STATES = [
-  'Start',
-  'PasswordResetRequired',
-  'OTPRequired',
-  'CredentialsRequired',
-  'MfaRequired',
-  'TOTPResetRequired',
-  'AskedCreateCredential',
-  'Done',
-] as const;
+import { loginStates, type LoginState } from '../../../src/login/steps.ts';
 
-export type LoginStateName = (typeof LOGIN_STATES)[number];
+/** The server's one list of login states (src/login/steps.ts), so the two cannot drift. */
+export const LOGIN_STATES = loginStates;
+
+export type LoginStateName = LoginState;
 
 export type CredentialType = 'password' | 'oidc' | 'webauthn' | 'totp';
 
