@@ -15,12 +15,32 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * oidc-provider's findAccount: `sub` is the account id, stable across email changes. Claims are
  * filtered by scope by the provider; `tenants` is only released with the `tenants` scope.
  */
-export function createFindAccount(db: Db) {
-  return async (_ctx: unknown, sub: string) => {
-    if (!uuid.test(sub)) return undefined;
-    const account: AccountRow | undefined = await db('accounts')
+/**
+ * How long an account row is reused across token requests. oidc-provider looks the account up on
+ * every code exchange, refresh and userinfo call; a deleted account stops getting tokens within
+ * this time (its grants are revoked separately).
+ */
+export const accountCacheMs = 5_000;
+const accountCacheSize = 10_000;
+
+export function createFindAccount(db: Db, now: () => number = Date.now) {
+  const cache = new Map<string, { row: AccountRow; until: number }>();
+  const load = async (sub: string): Promise<AccountRow | undefined> => {
+    const hit = cache.get(sub);
+    if (hit && hit.until > now()) return hit.row;
+    const row: AccountRow | undefined = await db('accounts')
       .where({ id: sub })
       .first('id', 'email', 'name', 'image', 'locale', 'email_verified');
+    // Only existing accounts are cached, and the map is bounded, so made-up subjects cannot grow it.
+    if (row) {
+      if (cache.size >= accountCacheSize) cache.clear();
+      cache.set(sub, { row, until: now() + accountCacheMs });
+    } else cache.delete(sub);
+    return row;
+  };
+  return async (_ctx: unknown, sub: string) => {
+    if (!uuid.test(sub)) return undefined;
+    const account = await load(sub);
     if (!account) return undefined;
     return {
       accountId: account.id,
