@@ -81,6 +81,8 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       id_token_signed_response_alg: 'ES256',
       token_endpoint_auth_method: 'client_secret_basic',
     },
+    // Scope claims (email, name, ...) go into the ID token too, as most relying parties expect.
+    conformIdTokenClaims: false,
     // Exact redirect_uri matching always: the parameter is never inferred.
     allowOmittingSingleRegisteredRedirectUri: false,
     enableHttpPostMethods: ctx.config.secureCookies,

@@ -102,6 +102,7 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(claims.iss).toBe(server.issuer);
     expect(claims.aud).toBe('rp-one');
     expect(claims.amr).toEqual(['pwd']);
+    expect(claims.email).toBe('rp-user@example.com');
     expect(claims.acr).toBe('urn:nyckel:loa:1');
     expect(typeof claims.auth_time).toBe('number');
 
