@@ -5,7 +5,7 @@ import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
 import { createClientAdapter } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
-import { renderError } from './render-error.ts';
+import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
 
 export type NyckelProvider = Provider;
@@ -91,7 +91,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       introspection: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       userinfo: { enabled: true },
       resourceIndicators: { enabled: false },
       pushedAuthorizationRequests: { enabled: true },

@@ -252,6 +252,23 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(((await ping.json()) as { email: string | null }).email).toBeNull();
   });
 
+  it("renders the logout and error pages in the person's language, with nothing from other hosts", async () => {
+    // The confirmation is only shown to someone signed in; without a session it submits itself.
+    const browser = new BrowserLike(server.base);
+    await codeFrom(browser, await authorizationRequest(await discover('rp-one')));
+    const swedish = await browser.request('/oauth2/logout', { headers: { 'accept-language': 'sv-SE,sv;q=0.9' } });
+    const sv = await swedish.text();
+    expect(sv).toContain('Logga ut från Nyckel?');
+    expect(sv).toContain('name="xsrf"');
+    const english = await (await browser.request('/oauth2/logout', { headers: { 'accept-language': 'en' } })).text();
+    expect(english).toContain('Sign out of Nyckel?');
+    const error = await fetch(`${server.issuer}/authorize?client_id=nobody&ui_locales=sv`);
+    expect(error.status).toBe(400);
+    const errorPage = await error.text();
+    expect(errorPage).toContain('Inloggningen kunde inte fortsätta');
+    for (const html of [sv, english, errorPage]) expect(html).not.toMatch(/(src|href)=["']?https?:|@import/);
+  });
+
   it('publishes discovery metadata that certified clients rely on', async () => {
     const response = await fetch(`${server.issuer}/.well-known/openid-configuration`);
     const metadata = (await response.json()) as Record<string, string[] | string>;
