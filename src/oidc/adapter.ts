@@ -71,8 +71,8 @@ export function createOidcAdapter(store: Store): AdapterConstructor {
       if (payload.accountId) indexes.push(store.sadd(oidcKeys.account(payload.accountId), key, ttl));
       // Indexes before the payload: if the store fails in between, we leave an index entry
       // pointing at nothing (harmless) rather than a token its grant revocation cannot find.
-      await Promise.all(indexes);
-      await store.set(key, JSON.stringify(payload), ttl);
+      // Issued in this order in one tick, they travel in one pipeline and Redis runs them in order.
+      await Promise.all([...indexes, store.set(key, JSON.stringify(payload), ttl)]);
     }
 
     async find(id: string) {

@@ -20,9 +20,8 @@ export function limitOAuthEndpoints(ctx: Pick<Context, 'store' | 'config'>): Req
   return async (req, res, next) => {
     if (req.method !== 'POST' || !limitedPaths.has(req.path)) return next();
     try {
-      await limits.consume('ip', req.ip ?? 'unknown');
       const clientId = basicClientId(req.headers.authorization);
-      if (clientId) await limits.consume('client', clientId);
+      await Promise.all([limits.consume('ip', req.ip ?? 'unknown'), clientId ? limits.consume('client', clientId) : undefined]);
       next();
     } catch (error) {
       const retryAfter = (error as { headers?: Record<string, string> }).headers?.['Retry-After'];
