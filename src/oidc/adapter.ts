@@ -48,7 +48,12 @@ function parse(stored: string | null): AdapterPayload | undefined {
  * The adapter class oidc-provider instantiates once per model name, storing every model in the
  * Store (Redis in production) with the model's own lifetime as TTL.
  */
-export function createOidcAdapter(store: Store): AdapterConstructor {
+/**
+ * `lifetimes` (seconds, per model) lets `consume` write its marker in one round trip with the
+ * model's longest lifetime as TTL, instead of first reading the token's remaining TTL. The marker
+ * may then outlive its token by at most that lifetime, which costs a few bytes, never safety.
+ */
+export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string, number>> = {}): AdapterConstructor {
   return class StoreAdapter implements Adapter {
     readonly #model: string;
 
@@ -101,6 +106,12 @@ export function createOidcAdapter(store: Store): AdapterConstructor {
      */
     async consume(id: string) {
       const key = this.#key(id);
+      const lifetime = lifetimes[this.#model];
+      // oidc-provider consumes only a code or token it has just found, so the id is a real one.
+      if (lifetime) {
+        await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), lifetime);
+        return;
+      }
       const ttl = await store.ttl(key);
       if (ttl === null) return;
       await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), Math.max(1, ttl));

@@ -31,7 +31,7 @@ const scopes = ['openid', 'offline_access', 'email', 'profile', 'tenants'];
  * Nyckel's own login (src/oidc/interaction.routes.ts).
  */
 export async function createProvider(ctx: Context): Promise<{ provider: Provider }> {
-  const StoreAdapter = createOidcAdapter(ctx.store);
+  const StoreAdapter = createOidcAdapter(ctx.store, tokenTtl);
   const ClientAdapter = createClientAdapter(ctx.db);
   class Adapter {
     constructor(name: string) {

@@ -106,6 +106,23 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect(await store.smembers(oidcKeys.grant('g-consume'))).toEqual([]);
     });
 
+    it('with known lifetimes, marks a code consumed in one write whose TTL covers the code', async () => {
+      const codes = new (createOidcAdapter(store, { AuthorizationCode: 60 }))('AuthorizationCode');
+      await codes.upsert('code-fast', { jti: 'code-fast', kind: 'AuthorizationCode' }, 30);
+      const before = epoch();
+      await codes.consume('code-fast');
+      expect((await codes.find('code-fast'))?.consumed).toBeGreaterThanOrEqual(before);
+      const markerTtl = (await store.ttl(oidcKeys.consumed('oidc:AuthorizationCode:code-fast')))!;
+      expect(markerTtl).toBeGreaterThanOrEqual((await store.ttl('oidc:AuthorizationCode:code-fast'))!);
+      expect(markerTtl).toBeLessThanOrEqual(60);
+      // The first consumption time is kept when a replay races it.
+      await codes.consume('code-fast');
+      expect((await codes.find('code-fast'))?.consumed).toBeLessThanOrEqual(epoch());
+      await store.set(oidcKeys.consumed('oidc:AuthorizationCode:code-fast'), '1000', 60);
+      await codes.consume('code-fast');
+      expect((await codes.find('code-fast'))?.consumed).toBe(1000);
+    });
+
     it('revokeByGrantId removes every code and token of that grant and nothing else', async () => {
       await adapter('AuthorizationCode').upsert('g1-code', { jti: 'g1-code', grantId: 'g1' }, 60);
       await adapter('AuthorizationCode').consume('g1-code');
