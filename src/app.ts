@@ -5,6 +5,8 @@ import { pinoHttp } from 'pino-http';
 import type { Context } from './context.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createHealthRouter } from './http/health.routes.ts';
+import { measureRequests } from './observability/metrics.ts';
+import { createMetricsRouter } from './observability/metrics.routes.ts';
 import { createLoginRouter } from './login/login.routes.ts';
 import { createResetRouter } from './login/reset.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
@@ -40,6 +42,7 @@ export async function createApp(ctx: Context): Promise<App> {
   app.set('trust proxy', ctx.config.trustProxy);
   app.set('query parser', 'simple');
 
+  app.use(measureRequests);
   app.use(
     pinoHttp({
       logger: ctx.logger,
@@ -60,7 +63,7 @@ export async function createApp(ctx: Context): Promise<App> {
 
   const { provider } = await createProvider(ctx);
 
-  app.use(createHealthRouter(ctx));
+  app.use(createHealthRouter(ctx), createMetricsRouter(ctx.config));
 
   const api = express.Router();
   api.use(

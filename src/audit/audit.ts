@@ -1,4 +1,5 @@
 import type { Queryable } from '../accounts/accounts.repository.ts';
+import { countAuditAction } from '../observability/metrics.ts';
 
 /** The audit actions written by Nyckel. Add new ones here so the list stays greppable. */
 export type AuditAction =
@@ -38,4 +39,5 @@ export async function recordAudit(db: Queryable, event: AuditEvent): Promise<voi
     details: JSON.stringify(event.details ?? {}),
     ...(event.at ? { at: event.at } : {}),
   });
+  countAuditAction(event.action, event.details);
 }

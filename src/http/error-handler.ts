@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { countDependencyError } from '../observability/metrics.ts';
 import { AppError } from './app-error.ts';
 
 /** Errors thrown by body-parser and friends carry a status and an `expose` flag. */
@@ -45,6 +46,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (isUnavailable(err)) {
+    countDependencyError((err as { name?: string }).name === 'StoreUnavailableError' ? 'store' : 'database');
     req.log?.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'dependency unavailable');
     res.status(503).set('Retry-After', '5').json(new AppError('service_unavailable', 503, 'Service temporarily unavailable').toBody());
     return;

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
+import { countEmail } from '../observability/metrics.ts';
 
 export interface MailMessage {
   to: string;
@@ -34,7 +35,11 @@ export function createMailer(options: MailerOptions): Mailer {
 
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: options.from, ...message });
+      const info = await transport.sendMail({ from: options.from, ...message }).catch((error: unknown) => {
+        countEmail('failed');
+        throw error;
+      });
+      countEmail('sent');
       if (!options.smtpUrl) {
         await mkdir(options.outboxDir, { recursive: true });
         const file = join(options.outboxDir, `${Date.now()}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`);
