@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+export interface NyckelProcess {
+  child: ChildProcess;
+  base: string;
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Nyckel process (`node src/main.ts`) on a free loopback port, started with `env` on top of
+ * a minimal environment, resolved once it logs that it listens.
+ */
+export async function startNyckel(env: Record<string, string>): Promise<NyckelProcess> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', ISSUER: `${base}/oauth2`, SEED_DEMO: 'false', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await new Promise<void>((ready, fail) => {
+    const timer = setTimeout(() => fail(new Error('Nyckel did not start within 60 s')), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Nyckel is listening')) {
+        clearTimeout(timer);
+        ready();
+      }
+    });
+    child.on('exit', (code) => fail(new Error(`Nyckel exited early with ${code}: ${stderr.slice(0, 500)}`)));
+  });
+  return {
+    child,
+    base,
+    exited,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
