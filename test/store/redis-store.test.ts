@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/create-store.ts';
 import { RedisStore } from '../../src/store/redis-store.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
+import { startRelay } from '../helpers/tcp-relay.ts';
 import { storeContract } from './store.contract.ts';
 
 const redisUrl = process.env.REDIS_URL;
@@ -44,29 +43,6 @@ describe('RedisStore when Redis is unreachable', () => {
     }
   });
 });
-
-/** A TCP relay to Redis that the test can cut and restore, standing in for a Redis outage. */
-async function startRelay(target: URL, port = 0): Promise<{ port: number; stop(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe.runIf(redisUrl)('RedisStore through an outage', () => {
   it('answers StoreUnavailableError while Redis is gone and recovers by itself', async () => {
