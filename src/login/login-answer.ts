@@ -39,14 +39,14 @@ export async function loadAccountFacts(ctx: Pick<Context, 'db'>, email: string):
   return { account, credentials };
 }
 
-export function stepFacts(session: LoginSession, { account, credentials }: AccountFacts): StepFacts {
+/** `deviceRemembered`: this browser carries a remembered device of this account (see advance()). */
+export function stepFacts(session: LoginSession, { account, credentials }: AccountFacts, deviceRemembered = false): StepFacts {
   return {
     account: account ? { passwordResetRequired: account.password_reset_required } : null,
     credentials: countCredentials(credentials),
     firstFactor: session.first_factor,
     secondFactorVerified: session.second_factor,
-    // Remembered devices are written by the TOTP verifier (second-factor issue); none exist yet.
-    deviceRemembered: false,
+    deviceRemembered,
     createCredentialAnswered: session.create_credential_answered,
   };
 }

@@ -12,6 +12,6 @@ export const loginErrors = {
   otpInvalid: () => new AppError('otp/invalid', 401, 'Invalid code. Please try again.'),
   otpSessionInvalid: () => new AppError('otp/session/invalid', 410, 'One-time password expired or invalid'),
   otpRetriesExceeded: () => new AppError('otp/retries-exceeded', 429, 'Too many invalid retries, use the link again'),
-  mfaUnavailable: () =>
-    new AppError('mfa/unavailable', 409, 'Two-factor verification is not available yet for this sign-in'),
+  mfaInvalid: () => new AppError('mfa/invalid', 401, 'Invalid code. Please try again.'),
+  mfaRetriesExceeded: () => new AppError('mfa/retries-exceeded', 429, 'Too many invalid codes, please sign in again'),
 };

@@ -1,12 +1,14 @@
 import { recordSuccessfulLogin } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
-import { touchCredential } from '../credentials/credentials.repository.ts';
+import { countCredentials, touchCredential } from '../credentials/credentials.repository.ts';
 import { createPortalSession, destroyPortalSession } from '../session/portal-session.ts';
 import { buildAnswer, redirectAfterDone, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
+import { clearFailures } from './lockout.ts';
 import { saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { decideNextStep } from './next-step.ts';
+import { findRememberedDevice, touchRememberedDevice } from './remembered-device.ts';
 
 export interface RequestInfo {
   ip: string | null;
@@ -14,35 +16,58 @@ export interface RequestInfo {
   acceptLanguage: string | undefined;
   /** The portal session id from this browser's cookie, replaced at Done. */
   portalSessionId: string | undefined;
+  /** The remembered-device id from this browser's signed `nyckel_device` cookie. */
+  deviceId: string | undefined;
 }
 
 export interface LoginOutcome {
   answer: LoginAnswer;
   /** Set at Done: the new portal session, for the cookie. */
   portalSession?: { id: string; persistent: boolean };
+  /** Set when the person asked to remember this device: the new `nyckel_device` cookie value. */
+  rememberedDeviceId?: string;
 }
 
-/** Decides the next step after a change to the session and either stores it or finishes. */
+/**
+ * Decides the next step after a change to the session and either stores it or finishes. The
+ * browser's remembered device is looked up only when it can matter (one TOTP credential, no
+ * second factor yet); when it lets the person skip MfaRequired its last use is recorded.
+ */
 export async function advance(ctx: Context, session: LoginSession, facts: AccountFacts, info: RequestInfo): Promise<LoginOutcome> {
-  const state = decideNextStep(stepFacts(session, facts));
+  const mayRemember =
+    facts.account !== null && session.first_factor !== null && !session.second_factor && countCredentials(facts.credentials).totp === 1;
+  const device = mayRemember ? await findRememberedDevice(ctx, info.deviceId, facts.account!.id) : null;
+  const state = decideNextStep(stepFacts(session, facts, device !== null));
+  const skippedMfa = device !== null && state !== 'MfaRequired';
+  if (skippedMfa) await touchRememberedDevice(ctx, device.publicId, device.device);
   if (state !== 'Done') {
     const next = { ...session, state };
     await saveLoginSession(ctx, next);
     return { answer: buildAnswer(next, facts) };
   }
-  return finish(ctx, session, facts, info);
+  return finish(ctx, session, facts, info, skippedMfa);
 }
 
 /**
  * Done: the login session is consumed (getDel: exactly one concurrent finisher wins), any
  * portal session this browser had is ended and a new one with a new id is created (no session
- * fixation), the sign-in is recorded and the lockout counter was already cleared.
+ * fixation), the sign-in is recorded and the lockout's failure count cleared (only here: a first
+ * factor alone must not reset the count of wrong second-factor codes). A sign-in
+ * whose TOTP step a remembered device skipped carries only the first factor's amr (no `mfa`):
+ * the acr says what was proven in this sign-in.
  */
-async function finish(ctx: Context, session: LoginSession, facts: AccountFacts, info: RequestInfo): Promise<LoginOutcome> {
+async function finish(
+  ctx: Context,
+  session: LoginSession,
+  facts: AccountFacts,
+  info: RequestInfo,
+  rememberedDevice: boolean,
+): Promise<LoginOutcome> {
   const { account } = facts;
   if (!account || !session.first_factor) throw loginErrors.invalidState();
   if (!(await takeLoginSession(ctx, session.id))) throw loginErrors.sessionMissing();
   if (info.portalSessionId) await destroyPortalSession(ctx, info.portalSessionId);
+  await clearFailures(ctx, session.email);
 
   const now = ctx.now();
   const portal = await createPortalSession(ctx, {
@@ -55,13 +80,14 @@ async function finish(ctx: Context, session: LoginSession, facts: AccountFacts, 
   });
   await recordSuccessfulLogin(ctx.db, account.id, now, { emailVerified: session.first_factor === 'email_code' });
   if (session.first_factor_credential_id) await touchCredential(ctx.db, session.first_factor_credential_id, now);
+  if (session.second_factor_credential_id) await touchCredential(ctx.db, session.second_factor_credential_id, now);
   await recordAudit(ctx.db, {
     action: 'login.succeeded',
     actor_id: account.id,
     target_account_id: account.id,
     ip: info.ip,
     user_agent: info.userAgent,
-    details: { method: session.first_factor, amr: session.amr },
+    details: { method: session.first_factor, amr: session.amr, ...(rememberedDevice ? { remembered_device: true } : {}) },
     at: now,
   });
 

@@ -19,6 +19,8 @@ export interface LoginSession {
   /** The credential that proved the first factor, to mark it used at Done. */
   first_factor_credential_id: string | null;
   second_factor: boolean;
+  /** The TOTP credential that proved the second factor, to mark it used at Done. */
+  second_factor_credential_id?: string | null;
   /** RFC 8176 methods proven so far ('pwd', 'otp'); copied into the portal session at Done. */
   amr: string[];
   create_credential_answered: boolean;

@@ -12,7 +12,6 @@ import {
   startLogin,
   verifyEmailCode,
   verifyPassword,
-  verifySecondFactor,
   type LoginOutcome,
   type RequestInfo,
 } from './login.service.ts';
@@ -27,6 +26,8 @@ import {
   verifyOtpBody,
   verifyPasswordBody,
 } from './login.schemas.ts';
+import { deviceCookieId, deviceCookieName, deviceCookieOptions } from './remembered-device.ts';
+import { mergeTotp, verifyTotp } from './second-factor.service.ts';
 
 /** The sign-in API under /auth/login (mounted on the api router: JSON, cookies, same-origin check). */
 export function createLoginRouter(ctx: Context): Router {
@@ -37,11 +38,16 @@ export function createLoginRouter(ctx: Context): Router {
     userAgent: req.get('user-agent') ?? null,
     acceptLanguage: req.get('accept-language'),
     portalSessionId: portalSessionId(ctx.config, req),
+    deviceId: deviceCookieId(req),
   });
   const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req), sessionId: res.locals.body.session_id as string });
 
-  /** At Done the login cookie goes and the portal session cookie (a new id) arrives. */
+  /**
+   * At Done the login cookie goes and the portal session cookie (a new id) arrives; "remember
+   * this device" sets the remembered-device cookie.
+   */
   const send = (res: Response, outcome: LoginOutcome) => {
+    if (outcome.rememberedDeviceId) res.cookie(deviceCookieName, outcome.rememberedDeviceId, deviceCookieOptions(ctx.config));
     if (outcome.portalSession) {
       setPortalSessionCookie(res, ctx.config, outcome.portalSession.id, outcome.portalSession.persistent);
       const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
@@ -84,11 +90,12 @@ export function createLoginRouter(ctx: Context): Router {
   });
 
   router.post('/auth/login/verify-mfa', limited, validate({ body: verifyMfaBody }), async (req, res) => {
-    await verifySecondFactor(ctx, ref(req, res), 'MfaRequired');
+    const { totp_code, remember } = res.locals.body;
+    send(res, await verifyTotp(ctx, ref(req, res), { code: totp_code, remember: remember ?? false }, info(req)));
   });
 
   router.post('/auth/login/merge-mfa', limited, validate({ body: mergeMfaBody }), async (req, res) => {
-    await verifySecondFactor(ctx, ref(req, res), 'TOTPResetRequired');
+    send(res, await mergeTotp(ctx, ref(req, res), res.locals.body.totp_code, info(req)));
   });
 
   /** A probe: a malformed or foreign session_id answers `session: null`, never 4xx. */

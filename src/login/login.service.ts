@@ -23,7 +23,7 @@ import {
   takeLoginSession,
   type LoginSession,
 } from './login-session.ts';
-import { assertNotLocked, clearFailures, recordFailure } from './lockout.ts';
+import { assertNotLocked, recordFailure } from './lockout.ts';
 import { decideNextStep } from './next-step.ts';
 import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
 
@@ -99,7 +99,9 @@ async function openSession(ctx: Context, ref: SessionRef, email: string | undefi
 
 /**
  * A first factor, whatever its verifier: the same per-email budget, lockout, failure counting
- * and audit for every method, then the next step. Failures count for unknown emails too.
+ * and audit for every method, then the next step. Failures count for unknown emails too. The
+ * failure count is cleared only at Done (login-finish.ts), not here: else knowing the password
+ * would reset the count of wrong TOTP codes with every new sign-in.
  */
 async function verifyFirstFactor<M extends VerificationMethod>(
   ctx: Context,
@@ -125,7 +127,6 @@ async function verifyFirstFactor<M extends VerificationMethod>(
     }
     throw result.error;
   }
-  await clearFailures(ctx, session.email);
   const verified: LoginSession = {
     ...session,
     ...changes,
@@ -201,17 +202,6 @@ export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: Re
   assertState(session, 'AskedCreateCredential');
   const facts = await loadAccountFacts(ctx, session.email);
   return advance(ctx, { ...session, create_credential_answered: true }, facts, info);
-}
-
-/**
- * verify-mfa (MfaRequired) and merge-mfa (TOTPResetRequired). The TOTP verifier arrives with the
- * second-factor issue as a `totp` entry in src/credentials/registry.ts; until then a session in
- * the right state gets `mfa/unavailable` (409) and is never let through without its second factor.
- */
-export async function verifySecondFactor(ctx: Context, ref: SessionRef, step: 'MfaRequired' | 'TOTPResetRequired'): Promise<never> {
-  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
-  assertState(session, step);
-  throw loginErrors.mfaUnavailable();
 }
 
 /**

@@ -54,7 +54,7 @@ export interface ResetLink {
  * step and the operator console.
  */
 export async function createResetLink(
-  ctx: Pick<Context, 'db' | 'config' | 'now'>,
+  ctx: Pick<Context, 'db' | 'config' | 'now' | 'secretBox'>,
   accountId: string,
   options: { type?: string | null | undefined; trx?: Queryable } = {},
 ): Promise<ResetLink> {
@@ -66,6 +66,8 @@ export async function createResetLink(
   await db('password_reset_tokens').insert({
     account_id: accountId,
     token_hash: hashToken(token),
+    // Sealed (not hashed) so the operator console can list active links; see migration 002.
+    token_sealed: ctx.secretBox.seal(token),
     type: options.type ?? null,
     created_at: now,
     expires_at: expiresAt,

@@ -1,0 +1,68 @@
+import { generate, generateSecret, generateURI, verify } from 'otplib';
+import type { Context } from '../../context.ts';
+
+/**
+ * RFC 6238 TOTP as every authenticator app does it: SHA-1, 6 digits, 30-second steps. Codes of
+ * the step before and after the current one are accepted (clock drift of the phone), nothing
+ * further. Every time on the injected clock (ctx.now()), so tests move time without sleeping.
+ */
+export const totpPeriodSeconds = 30;
+export const totpDigits = 6;
+/** Steps accepted on either side of the current one. */
+export const totpToleranceSteps = 1;
+export const totpIssuer = 'Nyckel';
+
+/**
+ * How long a used code is remembered: a code of step T is accepted while the verifier's step is
+ * T-1..T+1, i.e. for at most three steps after it was first accepted; one more step is margin.
+ */
+const usedCodeTtlSeconds = (2 * totpToleranceSteps + 2) * totpPeriodSeconds;
+
+/** A fresh secret: 20 random bytes (160 bits, RFC 4226's recommendation), Base32 without padding. */
+export function newTotpSecret(): string {
+  return generateSecret({ length: 20 });
+}
+
+/** The otpauth:// URI authenticator apps scan: otpauth://totp/Nyckel:<email>?secret=…&issuer=Nyckel. */
+export function totpUri(email: string, secret: string): string {
+  return generateURI({ issuer: totpIssuer, label: email, secret, digits: totpDigits, period: totpPeriodSeconds });
+}
+
+const epochOf = (at: Date) => Math.floor(at.getTime() / 1000);
+
+/** The code of `at` (tests, the benchmark and demo tooling generate codes with this). */
+export function totpCodeAt(secret: string, at: Date): Promise<string> {
+  return generate({ secret, epoch: epochOf(at), period: totpPeriodSeconds, digits: totpDigits });
+}
+
+/**
+ * The time step a code belongs to when it is valid at `at` within the tolerance, else null.
+ * otplib compares in constant time. A malformed secret (never stored by Nyckel) matches nothing.
+ */
+export async function matchTotp(secret: string, code: string, at: Date): Promise<number | null> {
+  if (!/^\d{6}$/.test(code)) return null;
+  const epoch = epochOf(at);
+  try {
+    const result = await verify({
+      secret,
+      token: code,
+      epoch,
+      period: totpPeriodSeconds,
+      digits: totpDigits,
+      epochTolerance: totpToleranceSteps * totpPeriodSeconds,
+    });
+    // delta: steps between the code's step and the current one (-1, 0 or +1).
+    return result.valid ? Math.floor(epoch / totpPeriodSeconds) + result.delta : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * RFC 6238 §5.2: a code is accepted once. The first caller to write `totp-used:<credential>:<step>`
+ * wins (setIfAbsent is atomic in both stores), so of two simultaneous submissions of one code
+ * exactly one gets true. Keyed per credential: two credentials never share a replay mark.
+ */
+export async function claimTimeStep(ctx: Pick<Context, 'store'>, credentialId: string, timeStep: number): Promise<boolean> {
+  return ctx.store.setIfAbsent(`totp-used:${credentialId}:${timeStep}`, '1', usedCodeTtlSeconds);
+}

@@ -1,0 +1,82 @@
+import { findAccountById } from '../accounts/accounts.repository.ts';
+import { recordAudit } from '../audit/audit.ts';
+import type { Context } from '../context.ts';
+import { countCredentials, listCredentials, type CredentialRecord } from '../credentials/credentials.repository.ts';
+import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
+import { errors } from '../http/app-error.ts';
+import { firstFactorCredentials } from '../login/next-step.ts';
+import { revokeAllRememberedDevices } from '../login/remembered-device.ts';
+import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { profileErrors } from './profile-errors.ts';
+import { deleteCredential, isOperator } from './profile.repository.ts';
+import { assertRecentSignIn } from './signed-in.ts';
+import type { ClientInfo } from './two-factor.service.ts';
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const firstFactorTypes = new Set(['password', 'oidc', 'webauthn']);
+const secondFactorTypes = new Set(['totp', 'webauthn']);
+
+/**
+ * DELETE /oauth2/userinfo/credentials/{id}: the signed-in person removes one of their credentials.
+ * The rules, checked in this order inside one transaction that holds the account row's lock (two
+ * removals at once cannot both pass a "keep at least one" rule):
+ *
+ * 1. Only one's own credentials. An unknown id, a malformed one and another person's all answer
+ *    404 `not_found` (never 403): ids reveal nothing.
+ * 2. The password of a User account is never removed (spec: "credential deletion allowed except
+ *    password credentials on user accounts"; its password switch is disabled) → 409
+ *    `credential/password-required`.
+ * 3. The last way to sign in. Every account can always sign in with a code sent by email, so no
+ *    removal can lock anyone out; what is protected is a User's durable first factor. A User
+ *    account keeps at least one password, Google/Microsoft or passkey credential once it has one
+ *    (for the reason rule 2 exists: recruiters are not left with their mailbox as their only key);
+ *    with rule 2 this only bites on a User without a password removing its last upstream or
+ *    passkey credential → 409 `credential/last-sign-in-method`. A User that never had one has
+ *    nothing to remove, and a Stakeholder may remove its last one and sign in by email code, as
+ *    the spec allows for everyone. TOTP is never a way to sign in on its own and is not counted.
+ * 4. Removing a second factor (TOTP, passkey) needs a sign-in within the last 5 minutes → 403
+ *    `reauthentication_required`: a stolen session alone cannot strip an account's MFA.
+ * 5. An operator account keeps a TOTP or a passkey → 409 `credential/second-factor-required`.
+ *
+ * On success (204) the removal is audited; when the account's last TOTP goes, its remembered
+ * devices go too.
+ */
+export async function removeCredential(ctx: Context, session: PortalSessionWithId, credentialId: string, info: ClientInfo): Promise<void> {
+  if (!uuid.test(credentialId)) throw errors.notFound();
+  const now = ctx.now();
+  const { removed, rest } = await ctx.db.transaction(async (trx) => {
+    if (!(await lockAccountRow(trx, session.account_id))) throw errors.unauthorized();
+    const account = await findAccountById(trx, session.account_id);
+    if (!account) throw errors.unauthorized();
+    const credentials = await listCredentials(trx, account.id);
+    const target = credentials.find((c) => c.id === credentialId);
+    if (!target) throw errors.notFound();
+    const others = credentials.filter((c) => c.id !== target.id);
+
+    if (target.type === 'password' && account.is_user) throw profileErrors.passwordRequired();
+    if (account.is_user && firstFactorTypes.has(target.type) && firstFactorCredentials(countCredentials(others)) === 0) {
+      throw profileErrors.lastSignInMethod();
+    }
+    if (secondFactorTypes.has(target.type)) {
+      assertRecentSignIn(session, now);
+      if ((await isOperator(trx, account.id)) && !others.some((c) => secondFactorTypes.has(c.type))) {
+        throw profileErrors.operatorSecondFactor();
+      }
+    }
+
+    await deleteCredential(trx, target.id);
+    await recordAudit(trx, {
+      action: 'credential.removed',
+      actor_id: account.id,
+      target_account_id: account.id,
+      ip: info.ip,
+      user_agent: info.userAgent,
+      details: { credential_id: target.id, type: target.type, provider: target.provider, via: 'profile' },
+      at: now,
+    });
+    return { removed: target, rest: others };
+  });
+  if (removed.type === 'totp' && !rest.some((c: CredentialRecord) => c.type === 'totp')) {
+    await revokeAllRememberedDevices(ctx, session.account_id);
+  }
+}

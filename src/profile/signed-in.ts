@@ -1,0 +1,24 @@
+import type { Request } from 'express';
+import type { Context } from '../context.ts';
+import { errors } from '../http/app-error.ts';
+import { getPortalSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
+import { profileErrors } from './profile-errors.ts';
+
+/** How recent a sign-in must be to change how the person signs in (second factors, passkeys). */
+export const recentSignInSeconds = 5 * 60;
+
+/** The portal session of the request, or `unauthorized` (401). */
+export async function requireSignedIn(ctx: Pick<Context, 'store' | 'config' | 'now'>, req: Request): Promise<PortalSessionWithId> {
+  const session = await getPortalSession(ctx, req);
+  if (!session) throw errors.unauthorized();
+  return session;
+}
+
+/**
+ * Adding or removing a second factor needs a sign-in within the last 5 minutes (auth_time, on
+ * ctx.now()'s clock): a stolen or forgotten-open session alone cannot strip or swap the MFA of
+ * an account. `reauthentication_required` (403) tells the portal to send the person to /login.
+ */
+export function assertRecentSignIn(session: PortalSession, now: Date): void {
+  if (Math.floor(now.getTime() / 1000) - session.auth_time > recentSignInSeconds) throw profileErrors.reauthenticationRequired();
+}

@@ -1,0 +1,46 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { Context } from '../context.ts';
+import { deviceCookieId } from '../login/remembered-device.ts';
+import { parse } from '../http/validate.ts';
+import { requireSignedIn } from './signed-in.ts';
+import { activateEnrolment, enrolmentQrCode, listDevices, revokeDevice, startEnrolment, type ClientInfo } from './two-factor.service.ts';
+
+/** An empty or missing code is the service's `totp/required`, not a validation error. */
+const activateBody = z.object({ totp_code: z.string().max(64).nullish() });
+
+/**
+ * TOTP enrolment and remembered devices for a signed-in person (portal session cookie; 401
+ * `unauthorized` without one). Mounted on the api router: JSON, no-store, same-origin check.
+ */
+export function createTwoFactorRouter(ctx: Context): Router {
+  const router = Router();
+  const info = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
+
+  router.get('/auth/tfa/setup', async (req, res) => {
+    res.json(await startEnrolment(ctx, await requireSignedIn(ctx, req)));
+  });
+
+  router.get('/auth/qrcode', async (req, res) => {
+    const png = await enrolmentQrCode(ctx, await requireSignedIn(ctx, req));
+    res.set('Cache-Control', 'no-store').type('image/png').send(png);
+  });
+
+  router.post('/auth/tfa/activate', async (req, res) => {
+    const session = await requireSignedIn(ctx, req);
+    const { totp_code } = parse(activateBody, req.body ?? {});
+    res.json(await activateEnrolment(ctx, session, totp_code, info(req)));
+  });
+
+  router.get('/auth/tfa/devices', async (req, res) => {
+    res.json(await listDevices(ctx, await requireSignedIn(ctx, req), deviceCookieId(req)));
+  });
+
+  router.delete('/auth/tfa/devices/:id', async (req, res) => {
+    const session = await requireSignedIn(ctx, req);
+    await revokeDevice(ctx, session, String(req.params.id), info(req));
+    res.status(204).end();
+  });
+
+  return router;
+}

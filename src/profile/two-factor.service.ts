@@ -1,0 +1,69 @@
+import QRCode from 'qrcode';
+import { recordAudit } from '../audit/audit.ts';
+import type { Context } from '../context.ts';
+import { activateTotp, pendingEnrolment, type PendingSecret } from '../credentials/totp/enrolment.ts';
+import { errors } from '../http/app-error.ts';
+import { listRememberedDevices, revokeAllRememberedDevices, revokeRememberedDevice, type DeviceListing } from '../login/remembered-device.ts';
+import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { profileErrors } from './profile-errors.ts';
+import { assertRecentSignIn } from './signed-in.ts';
+
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+const owner = (session: PortalSessionWithId) => ({ id: session.id, account_id: session.account_id, email: session.email });
+
+/** GET /auth/tfa/setup: the pending secret of this portal session (created if none). */
+export async function startEnrolment(ctx: Context, session: PortalSessionWithId): Promise<PendingSecret> {
+  assertRecentSignIn(session, ctx.now());
+  return pendingEnrolment(ctx, owner(session));
+}
+
+/** A PNG QR code of an otpauth URI (deterministic: the same URI gives the same bytes). */
+export function qrCodePng(uri: string): Promise<Buffer> {
+  return QRCode.toBuffer(uri, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 256 });
+}
+
+/** GET /auth/qrcode: the same pending otpauth URI as a PNG QR code. */
+export async function enrolmentQrCode(ctx: Context, session: PortalSessionWithId): Promise<Buffer> {
+  return qrCodePng((await startEnrolment(ctx, session)).otpauth_uri);
+}
+
+/**
+ * POST /auth/tfa/activate. Spaces are dropped (apps show "123 456"). Replacing the authenticator
+ * also forgets every remembered device: they were remembered on the strength of the old one,
+ * and Re-register is what a person does after losing a phone.
+ */
+export async function activateEnrolment(
+  ctx: Context,
+  session: PortalSessionWithId,
+  rawCode: string | null | undefined,
+  info: ClientInfo,
+): Promise<{ id: string; type: 'totp' }> {
+  assertRecentSignIn(session, ctx.now());
+  const code = (rawCode ?? '').replace(/\s+/g, '');
+  if (code === '') throw profileErrors.totpRequired();
+  const { id } = await activateTotp(ctx, owner(session), code, info);
+  await revokeAllRememberedDevices(ctx, session.account_id);
+  return { id, type: 'totp' };
+}
+
+export async function listDevices(ctx: Context, session: PortalSessionWithId, cookieId: string | undefined): Promise<{ devices: DeviceListing[] }> {
+  return { devices: await listRememberedDevices(ctx, session.account_id, cookieId) };
+}
+
+/** Revoking a device only removes trust, so it needs no recent sign-in; another's id is 404. */
+export async function revokeDevice(ctx: Context, session: PortalSessionWithId, id: string, info: ClientInfo): Promise<void> {
+  if (!(await revokeRememberedDevice(ctx, session.account_id, id))) throw errors.notFound();
+  await recordAudit(ctx.db, {
+    action: 'device.revoked',
+    actor_id: session.account_id,
+    target_account_id: session.account_id,
+    ip: info.ip,
+    user_agent: info.userAgent,
+    details: { device_id: id },
+    at: ctx.now(),
+  });
+}
