@@ -4,7 +4,8 @@ import { LoginPage } from './login/login-page.tsx';
 import { ResetPasswordPage } from './login/reset-password-page.tsx';
 import { SelectTenantPage } from './login/select-tenant-page.tsx';
 import { SetPasswordPage } from './login/set-password-page.tsx';
-import { ProfilePage, TotpSetupPage } from './profile/profile-pages.tsx';
+import { ProfilePage } from './profile/profile-page.tsx';
+import { TotpSetupPage } from './profile/totp-setup-page.tsx';
 
 /** Routes of the portal (spec section 2). The server answers index.html for each of them. */
 export function App() {

@@ -1,9 +1,12 @@
 import type {
+  ActivatedCredential,
   AvailableTenantsResponse,
   ConfirmResetResponse,
   ErrorDetail,
   LoginPingResponse,
   LoginSessionResponse,
+  TfaDevicesResponse,
+  TfaSetupResponse,
   UserInfo,
 } from './types.ts';
 
@@ -174,4 +177,30 @@ export function availableTenants(): Promise<AvailableTenantsResponse> {
 
 export function userinfo(): Promise<UserInfo> {
   return request('GET', '/oauth2/userinfo');
+}
+
+// ---- profile (cookie session) ----
+
+/** Removes one of the person's credentials. 403 reauthentication_required: sign in again first. */
+export async function deleteCredential(id: string): Promise<void> {
+  await request('DELETE', `/oauth2/userinfo/credentials/${encodeURIComponent(id)}`);
+}
+
+/** A pending authenticator secret for this session; `/auth/qrcode` is the same secret as a QR image. */
+export function tfaSetup(): Promise<TfaSetupResponse> {
+  return request('GET', '/auth/tfa/setup');
+}
+
+/** Activates the pending secret with a code from the app; replaces any earlier authenticator. */
+export function tfaActivate(payload: { totp_code: string }): Promise<ActivatedCredential> {
+  return request('POST', '/auth/tfa/activate', { body: payload });
+}
+
+export function tfaDevices(): Promise<TfaDevicesResponse> {
+  return request('GET', '/auth/tfa/devices');
+}
+
+/** Forgets a remembered device: its next sign-in asks for the authenticator code again. */
+export async function revokeDevice(id: string): Promise<void> {
+  await request('DELETE', `/auth/tfa/devices/${encodeURIComponent(id)}`);
 }

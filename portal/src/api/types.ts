@@ -52,12 +52,40 @@ export interface AvailableTenantsResponse {
 }
 
 export interface UserInfo {
+  id?: string;
   name?: string | null;
   email: string;
   locale?: string | null;
   profile_picture?: string | null;
   available_credentials?: AvailableCredential[];
   is_user?: boolean;
+  is_stakeholder?: boolean;
+}
+
+/** A pending authenticator secret, held in the session for 10 minutes until activated. */
+export interface TfaSetupResponse {
+  /** Base32, as typed into an authenticator app. */
+  secret: string;
+  otpauth_uri: string;
+}
+
+export interface ActivatedCredential {
+  id: string;
+  type: 'totp';
+}
+
+/** A browser whose "remember this device" cookie skips the authenticator code at sign-in. */
+export interface RememberedDevice {
+  id: string;
+  user_agent: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  /** True for the browser making the request. */
+  current: boolean;
+}
+
+export interface TfaDevicesResponse {
+  devices: RememberedDevice[];
 }
 
 export interface ConfirmResetResponse {

@@ -1,0 +1,72 @@
+/**
+ * What a failed profile call means for the page. The server's `type` decides; the portal never
+ * guesses from the status alone except where the contract gives no type.
+ * - signed-out: the session is gone (401 other than a wrong code) → /login;
+ * - reauth: the change needs a sign-in within the last 5 minutes → /login?email=…;
+ * - network: no answer, or the service is down;
+ * - rejected: the server refused this one call (its `type` says why).
+ */
+export type ProfileFailure =
+  | { kind: 'signed-out' }
+  | { kind: 'reauth' }
+  | { kind: 'network' }
+  | { kind: 'rejected'; status: number; type: string | undefined };
+
+/** 401 answers that are about the submitted code, not about the session. */
+const CODE_TYPES = new Set(['totp/invalid']);
+
+interface ErrorLike {
+  status: number;
+  detail: { type: string }[];
+}
+
+function isErrorLike(error: unknown): error is ErrorLike {
+  return typeof error === 'object' && error !== null && typeof (error as ErrorLike).status === 'number' && Array.isArray((error as ErrorLike).detail);
+}
+
+export function profileFailure(error: unknown): ProfileFailure {
+  if (!isErrorLike(error)) return { kind: 'rejected', status: 0, type: undefined };
+  const type = error.detail[0]?.type;
+  if (error.status === 0 || error.status === 503) return { kind: 'network' };
+  if (error.status === 403 && type === 'reauthentication_required') return { kind: 'reauth' };
+  if (error.status === 401 && !(type && CODE_TYPES.has(type))) return { kind: 'signed-out' };
+  return { kind: 'rejected', status: error.status, type };
+}
+
+/** Where a person goes to sign in again: the login page, starting at once with their email. */
+export function reauthUrl(email: string): string {
+  return `/login?${new URLSearchParams({ email }).toString()}`;
+}
+
+export const LOGIN_PATH = '/login';
+
+/** What the setup page does after a failed activation. */
+export type ActivateOutcome =
+  | 'signed-out'
+  | 'reauth'
+  /** 409 totp/no-pending: the pending secret expired; load a new one (new QR). */
+  | 'expired'
+  /** 422 totp/required: no code was sent. */
+  | 'required'
+  /** 401 totp/invalid: wrong code. */
+  | 'invalid'
+  | 'too-many'
+  | 'network'
+  | 'unexpected';
+
+export function activateOutcome(error: unknown): ActivateOutcome {
+  const failure = profileFailure(error);
+  if (failure.kind !== 'rejected') return failure.kind;
+  switch (failure.type) {
+    case 'totp/no-pending':
+      return 'expired';
+    case 'totp/required':
+      return 'required';
+    case 'totp/invalid':
+      return 'invalid';
+    case 'too_many_requests':
+      return 'too-many';
+    default:
+      return 'unexpected';
+  }
+}

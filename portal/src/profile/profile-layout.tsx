@@ -1,0 +1,27 @@
+import { useEffect, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LanguageSwitcher } from '../components/language-switcher.tsx';
+import './profile.css';
+
+/** The public pages' frame (brand, card, language selector) with a wider card for settings. */
+export function ProfileLayout({ title, children }: { title: string; children: ReactNode }) {
+  const { t } = useTranslation();
+  const name = t('app.name');
+  useEffect(() => {
+    document.title = `${title} – ${name}`;
+  }, [title, name]);
+  return (
+    <div className="auth-page">
+      <main className="auth-card profile-card">
+        <header className="auth-brand">
+          <span className="brand-mark" aria-hidden="true">
+            N
+          </span>
+          <span className="brand-name">{name}</span>
+        </header>
+        {children}
+      </main>
+      <LanguageSwitcher />
+    </div>
+  );
+}
