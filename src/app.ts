@@ -2,6 +2,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import { createAdminRouter } from './admin/admin.router.ts';
 import type { Context } from './context.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createHealthRouter } from './http/health.routes.ts';
@@ -14,6 +15,8 @@ import { createPortalRouter } from './http/portal.ts';
 import { limitOAuthEndpoints } from './oidc/endpoint-limits.ts';
 import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
+import { createCredentialsRouter } from './profile/credentials.routes.ts';
+import { createTwoFactorRouter } from './profile/two-factor.routes.ts';
 import { createUserinfoRouter } from './profile/userinfo.routes.ts';
 import { createAvailableTenantsRouter } from './tenants/available-tenants.routes.ts';
 
@@ -79,6 +82,8 @@ export async function createApp(ctx: Context): Promise<App> {
   // Routers of each area declare full paths and are mounted here (sign-in, reset, profile, operator API).
   api.use(createInteractionRouter(ctx, provider), createAvailableTenantsRouter(ctx), createUserinfoRouter(ctx));
   api.use(createLoginRouter(ctx), createResetRouter(ctx));
+  api.use(createAdminRouter(ctx, provider));
+  api.use(createTwoFactorRouter(ctx), createCredentialsRouter(ctx));
   app.use((req, res, next) => (ourApi.test(req.path) || isCookieUserinfo(req) ? api(req, res, next) : next()));
 
   // The portal's CSP (form-action 'self') must not reach /oauth2: logout confirmation and

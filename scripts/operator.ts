@@ -1,0 +1,59 @@
+/**
+ * `npm run operator -- grant <email> [support|admin]`   (default support)
+ * `npm run operator -- revoke <email>`
+ * `npm run operator -- list`
+ *
+ * Operators still sign in through /login and need a second factor (TOTP or passkey) in that
+ * session to use the console; granting a role does not change how they sign in.
+ */
+import { findAccountByEmail } from '../src/accounts/accounts.repository.ts';
+import { recordAudit } from '../src/audit/audit.ts';
+import {
+  grantOperatorRole,
+  isOperatorRole,
+  listOperators,
+  operatorRoles,
+  revokeOperatorRole,
+} from '../src/admin/operators.repository.ts';
+import { withContext } from './cli-context.ts';
+
+const usage = `usage: npm run operator -- grant <email> [${operatorRoles.join('|')}] | revoke <email> | list`;
+const [command, email, roleArg, ...extra] = process.argv.slice(2);
+const role = roleArg ?? 'support';
+
+const valid =
+  extra.length === 0 &&
+  ((command === 'grant' && email !== undefined && isOperatorRole(role)) ||
+    (command === 'revoke' && email !== undefined && roleArg === undefined) ||
+    (command === 'list' && email === undefined));
+if (!valid) {
+  console.error(command === 'grant' && email !== undefined && !isOperatorRole(role) ? `nyckel: unknown role "${role}"; ${usage}` : usage);
+  process.exit(64);
+}
+
+await withContext(async (ctx) => {
+  if (command === 'list') {
+    const operators = await listOperators(ctx.db);
+    if (operators.length === 0) console.log('No operators.');
+    for (const operator of operators) console.log(`${operator.email}\t${operator.role}\t${operator.name}`);
+    return;
+  }
+  const account = await findAccountByEmail(ctx.db, email!);
+  if (!account) {
+    console.error(`nyckel: no account with the email ${email}`);
+    process.exitCode = 1;
+    return;
+  }
+  const at = ctx.now();
+  await ctx.db.transaction(async (trx) => {
+    if (command === 'grant' && isOperatorRole(role)) {
+      const previous = await grantOperatorRole(trx, { accountId: account.id, role, grantedBy: null, at });
+      await recordAudit(trx, { action: 'operator.role.granted', target_account_id: account.id, details: { role, previous, via: 'cli' }, at });
+      console.log(previous === role ? `${account.email} already has the role ${role}.` : `${account.email} is now an operator (${role}).`);
+      return;
+    }
+    const previous = await revokeOperatorRole(trx, account.id);
+    if (previous) await recordAudit(trx, { action: 'operator.role.revoked', target_account_id: account.id, details: { role: previous, via: 'cli' }, at });
+    console.log(previous ? `${account.email} is no longer an operator (was ${previous}).` : `${account.email} was not an operator.`);
+  });
+});

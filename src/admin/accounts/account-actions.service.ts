@@ -1,0 +1,56 @@
+import { findAccountById } from '../../accounts/accounts.repository.ts';
+import type { Context } from '../../context.ts';
+import { AppError, errors } from '../../http/app-error.ts';
+import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
+import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
+import { chooseLanguage } from '../../mail/templates.ts';
+import { recordOperatorAction } from '../operator-audit.ts';
+import type { Operator } from '../operator-guard.ts';
+
+export const accountActionErrors = {
+  passwordRequired: () =>
+    new AppError('credential/password-required', 409, 'The password of a user account cannot be deleted'),
+};
+
+/**
+ * "Reset Password" in the console: the same link and mail as the person's own "forgot password"
+ * (a new link revokes older ones), in the account's language. The per-address mail budget
+ * applies here too, so no one, operator or not, can flood an inbox through Nyckel.
+ */
+export async function sendResetEmail(ctx: Context, operator: Operator, accountId: string): Promise<void> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw errors.notFound();
+  await takeMailPoint(ctx, account.email);
+  const { link } = await createResetLink(ctx, account.id);
+  const language = chooseLanguage({ acceptLanguage: undefined, accountLocale: account.locale });
+  await sendMail(ctx, account.email, language, { kind: 'reset_link', link, minutes: resetTokenTtlSeconds / 60 });
+  await recordOperatorAction(ctx.db, operator, { action: 'operator.password_reset.sent', target_account_id: account.id }, ctx.now());
+}
+
+/**
+ * Removes one credential of an account. It must belong to that account (else 404, so ids of other
+ * accounts' credentials cannot be probed), and the password of a User account stays: spec section 4
+ * "Credential deletion allowed except password credentials on user accounts".
+ */
+export async function deleteAccountCredential(ctx: Context, operator: Operator, accountId: string, credentialId: string): Promise<void> {
+  await ctx.db.transaction(async (trx) => {
+    const row = (await trx('credentials as c')
+      .join('accounts as a', 'a.id', 'c.account_id')
+      .where({ 'c.id': credentialId, 'c.account_id': accountId })
+      .forUpdate()
+      .first('c.id', 'c.type', 'c.provider', 'a.is_user')) as { id: string; type: string; provider: string | null; is_user: boolean } | undefined;
+    if (!row) throw errors.notFound();
+    if (row.type === 'password' && row.is_user) throw accountActionErrors.passwordRequired();
+    await trx('credentials').where({ id: row.id }).delete();
+    await recordOperatorAction(
+      trx,
+      operator,
+      {
+        action: 'operator.credential.deleted',
+        target_account_id: accountId,
+        details: { credential_id: row.id, type: row.type, provider: row.provider },
+      },
+      ctx.now(),
+    );
+  });
+}

@@ -1,0 +1,45 @@
+import { Router } from 'express';
+import type { Context } from '../../context.ts';
+import { validate } from '../../http/validate.ts';
+import { accountCredentialParams, accountParams, searchParams } from '../admin.schemas.ts';
+import { operatorOf, requireOperator } from '../operator-guard.ts';
+import { deleteAccountCredential, sendResetEmail } from './account-actions.service.ts';
+import { listAccounts, searchAccounts } from './account-listing.service.ts';
+import { listActiveResetLinks } from './reset-links.service.ts';
+
+/** The console's Accounts page: search, reset mails, credential deletion, active reset links. */
+export function createAdminAccountsRouter(ctx: Context): Router {
+  const router = Router();
+  const support = requireOperator(ctx, 'support');
+  const admin = requireOperator(ctx, 'admin');
+
+  router.get('/api/accounts/', support, async (_req, res) => {
+    res.json(await listAccounts(ctx));
+  });
+
+  router.get('/api/accounts/search/:query', support, validate({ params: searchParams }), async (_req, res) => {
+    res.json(await searchAccounts(ctx, res.locals.params.query));
+  });
+
+  router.get('/api/accounts/password-resets', support, async (_req, res) => {
+    res.json(await listActiveResetLinks(ctx, operatorOf(res)));
+  });
+
+  router.post('/api/accounts/:accountId/reset-password', support, validate({ params: accountParams }), async (_req, res) => {
+    await sendResetEmail(ctx, operatorOf(res), res.locals.params.accountId);
+    res.json({ status: 'sent' });
+  });
+
+  router.delete(
+    '/api/accounts/:accountId/credentials/:credentialId',
+    admin,
+    validate({ params: accountCredentialParams }),
+    async (_req, res) => {
+      const { accountId, credentialId } = res.locals.params;
+      await deleteAccountCredential(ctx, operatorOf(res), accountId, credentialId);
+      res.status(204).end();
+    },
+  );
+
+  return router;
+}

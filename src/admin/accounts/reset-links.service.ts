@@ -1,0 +1,45 @@
+import type { Context } from '../../context.ts';
+import { recordOperatorAction } from '../operator-audit.ts';
+import type { Operator } from '../operator-guard.ts';
+
+export interface ResetLinkListing {
+  email: string;
+  link: string;
+  expires_at: Date;
+}
+
+/** Active links are few (one per account, one hour each); the bound only guards against surprises. */
+export const resetLinksLimit = 1000;
+
+/**
+ * Unused, unexpired reset links with the account's email, sorted by email (spec: "sorted by email
+ * ascending"). Links are rebuilt from PUBLIC URL config, never from the request. Links created
+ * before migration 002 have no sealed token and are not listed. Every view is audited: a link
+ * lets whoever holds it set the account's password.
+ */
+export async function listActiveResetLinks(ctx: Context, operator: Operator): Promise<ResetLinkListing[]> {
+  const now = ctx.now();
+  const rows = (await ctx
+    .db('password_reset_tokens as r')
+    .join('accounts as a', 'a.id', 'r.account_id')
+    .whereNull('r.used_at')
+    .where('r.expires_at', '>', now)
+    .whereNotNull('r.token_sealed')
+    .orderBy([{ column: 'a.email' }, { column: 'r.created_at', order: 'desc' }])
+    .limit(resetLinksLimit)
+    .select('a.email', 'r.token_sealed', 'r.expires_at')) as { email: string; token_sealed: string; expires_at: Date }[];
+
+  const links: ResetLinkListing[] = [];
+  for (const row of rows) {
+    let token: string;
+    try {
+      token = ctx.secretBox.open(row.token_sealed);
+    } catch {
+      // Sealed under an older ENCRYPTION_KEY: the emailed link still works, it just cannot be shown.
+      continue;
+    }
+    links.push({ email: row.email, link: `${ctx.config.publicUrl}/login/set-password/${token}`, expires_at: row.expires_at });
+  }
+  await recordOperatorAction(ctx.db, operator, { action: 'operator.password_resets.viewed', details: { count: links.length } }, now);
+  return links;
+}

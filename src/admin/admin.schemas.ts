@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+/** Ids are UUIDs; any hex layout PostgreSQL accepts, so imported ids with odd version bits still work. */
+export const idSchema = z.guid('Invalid id');
+
+/** The console's searches: "Admin searches need a non-empty term" (spec section 5). */
+export const searchTermSchema = z.string().trim().min(1, 'Search term is required').max(100);
+
+export const searchParams = z.object({ query: searchTermSchema });
+export const accountParams = z.object({ accountId: idSchema });
+export const accountCredentialParams = z.object({ accountId: idSchema, credentialId: idSchema });
+export const tokensParams = z.object({ account_id: idSchema });
+export const tenantParams = z.object({ tenantId: idSchema });

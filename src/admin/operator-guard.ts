@@ -1,0 +1,56 @@
+import type { RequestHandler, Response } from 'express';
+import type { Context } from '../context.ts';
+import { AppError, errors } from '../http/app-error.ts';
+import { getPortalSession } from '../session/portal-session.ts';
+import { findOperatorRole, roleAllows, type OperatorRole } from './operators.repository.ts';
+
+/** The signed-in operator of a console request, with what the audit log records about the call. */
+export interface Operator {
+  account_id: string;
+  email: string;
+  role: OperatorRole;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** amr values that prove a second factor in this session (TOTP sign-in carries 'mfa', a security key 'hwk'). */
+const secondFactors = new Set(['mfa', 'hwk']);
+
+export const operatorErrors = {
+  mfaRequired: () => new AppError('operator/mfa-required', 403, 'Sign in with your second factor to use the console'),
+};
+
+/**
+ * The console's gate, on every operator route. Operators use the normal portal session; the role
+ * lives in operator_roles, so revoking it takes effect on the next call. A password alone never
+ * opens the console: the session must have verified a second factor, because one phished password
+ * of an operator would otherwise expose every account. Checked in this order so a non-operator
+ * learns nothing about the MFA rule: no session → 401; no role → 403 `forbidden`; no second factor
+ * → 403 `operator/mfa-required`; role too low for the route → 403 `forbidden`.
+ */
+export function requireOperator(ctx: Context, required: OperatorRole = 'support'): RequestHandler {
+  return async (req, res, next) => {
+    const session = await getPortalSession(ctx, req);
+    if (!session) throw errors.unauthorized();
+    const role = await findOperatorRole(ctx.db, session.account_id);
+    if (!role) throw errors.forbidden();
+    if (!session.amr.some((method) => secondFactors.has(method))) throw operatorErrors.mfaRequired();
+    if (!roleAllows(role, required)) throw errors.forbidden();
+    const operator: Operator = {
+      account_id: session.account_id,
+      email: session.email,
+      role,
+      ip: req.ip ?? null,
+      user_agent: req.get('user-agent') ?? null,
+    };
+    res.locals.operator = operator;
+    next();
+  };
+}
+
+/** The operator set by requireOperator; only call it in handlers behind that guard. */
+export function operatorOf(res: Response): Operator {
+  const operator = res.locals.operator as Operator | undefined;
+  if (!operator) throw errors.unauthorized();
+  return operator;
+}

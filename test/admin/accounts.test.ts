@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type request from 'supertest';
+import { broadTermMatches } from '../../src/admin/accounts/account-listing.repository.ts';
+import { createResetLink } from '../../src/login/reset.service.ts';
+import { generateAccounts } from '../../seeds/generate-accounts.ts';
+import { createPersona, errorType, signIn, startAdminApp, type AdminTestApp, type Persona } from './harness.ts';
+
+const byLowerCase = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0);
+
+let t: AdminTestApp;
+let admin: request.Agent;
+let support: request.Agent;
+let adminPersona: Persona;
+
+beforeAll(async () => {
+  t = await startAdminApp();
+  adminPersona = await createPersona(t.ctx, { role: 'admin', totp: true, name: 'Zed Admin' });
+  admin = await signIn(t, adminPersona);
+  support = await signIn(t, await createPersona(t.ctx, { role: 'support', totp: true, name: 'Zed Support' }));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function account(fields: { email: string; name: string; is_user?: boolean; is_stakeholder?: boolean; image?: string }): Promise<string> {
+  const [row] = await t.ctx.db('accounts')
+    .insert({ is_user: true, is_stakeholder: false, ...fields })
+    .returning('id');
+  return row.id;
+}
+
+async function tenant(name: string, slug: string, inactive = false): Promise<string> {
+  const [row] = await t.ctx.db('tenants').insert({ name, slug, inactive_at: inactive ? new Date('2020-01-01T00:00:00Z') : null }).returning('id');
+  return row.id;
+}
+
+describe('account search and list', () => {
+  let anna: string;
+  let acme: string;
+  let old: string;
+  beforeAll(async () => {
+    anna = await account({ email: 'anna.andersson@acme.test', name: 'Anna Andersson', image: 'https://img.example/a.png' });
+    await account({ email: 'bertil@nordic.test', name: 'Bertil Berg', is_user: false, is_stakeholder: true });
+    await account({ email: 'CASE@Upper.test', name: 'Cecilia Case' });
+    await account({ email: 'under_score@x.test', name: '100% Percy' });
+    acme = await tenant('Acme', 'acmesearch');
+    old = await tenant('Old', 'oldsearch', true);
+    await t.ctx.db('tenant_access').insert([
+      { account_id: anna, tenant_id: acme, role: 'admin' },
+      { account_id: anna, tenant_id: old },
+    ]);
+    await t.ctx.db('credentials').insert([
+      { account_id: anna, type: 'password', secret: 'x' },
+      { account_id: anna, type: 'oidc', provider: 'accounts.google.com', subject: 'g-anna' },
+    ]);
+  });
+
+  it('finds by part of the name or the email, ignoring case, with the Account shape of the spec', async () => {
+    const byName = await support.get('/api/accounts/search/ANDERS');
+    expect(byName.status).toBe(200);
+    expect(byName.body).toHaveLength(1);
+    const [found] = byName.body;
+    expect(Object.keys(found).sort()).toEqual(
+      ['available_credentials', 'email', 'id', 'image', 'is_stakeholder', 'is_user', 'last_login_at', 'name', 'tenant_access'].sort(),
+    );
+    expect(found).toMatchObject({ id: anna, name: 'Anna Andersson', email: 'anna.andersson@acme.test', image: 'https://img.example/a.png', is_user: true, is_stakeholder: false, last_login_at: null });
+    // Both were inserted at once (same created_at): compare without order.
+    expect(found.available_credentials).toHaveLength(2);
+    expect(found.available_credentials).toEqual(
+      expect.arrayContaining([
+        { id: expect.any(String), type: 'password', provider: null },
+        { id: expect.any(String), type: 'oidc', provider: 'accounts.google.com' },
+      ]),
+    );
+    // Access to a deactivated tenant is listed but not active.
+    expect(found.tenant_access).toEqual([
+      { id: acme, slug: 'acmesearch', name: 'Acme', active: true },
+      { id: old, slug: 'oldsearch', name: 'Old', active: false },
+    ]);
+    expect(JSON.stringify(found)).not.toContain('"secret"');
+
+    expect((await support.get('/api/accounts/search/nordic.TEST')).body.map((a: { name: string }) => a.name)).toEqual(['Bertil Berg']);
+    expect((await support.get('/api/accounts/search/case@upper')).body.map((a: { name: string }) => a.name)).toEqual(['Cecilia Case']);
+  });
+
+  it('treats % and _ as characters, not patterns', async () => {
+    expect((await support.get(`/api/accounts/search/${encodeURIComponent('100%')}`)).body.map((a: { name: string }) => a.name)).toEqual(['100% Percy']);
+    // As a pattern "o_e" would match "sc-ore"; as characters it matches nothing.
+    expect((await support.get('/api/accounts/search/o_e')).body).toEqual([]);
+    expect((await support.get('/api/accounts/search/under_')).body).toHaveLength(1);
+  });
+
+  it('needs a non-empty term', async () => {
+    const blank = await support.get('/api/accounts/search/%20%20');
+    expect([blank.status, errorType(blank)]).toEqual([422, 'validation_error']);
+    expect((await support.get(`/api/accounts/search/${'x'.repeat(101)}`)).status).toBe(422);
+  });
+
+  it('answers at most 50 matches by name, in three queries whatever their number', async () => {
+    await t.ctx.db('accounts').insert(
+      Array.from({ length: 60 }, (_, i) => ({ email: `bulk${String(i).padStart(2, '0')}@many.test`, name: `Many ${String(i).padStart(2, '0')}`, is_user: true })),
+    );
+    const queries: string[] = [];
+    const listener = (q: { sql: string }) => queries.push(q.sql);
+    t.ctx.db.on('query', listener);
+    const res = await support.get('/api/accounts/search/many.test');
+    t.ctx.db.removeListener('query', listener);
+    expect(res.body).toHaveLength(50);
+    expect(res.body[0].name).toBe('Many 00');
+    expect(res.body[49].name).toBe('Many 49');
+    const listing = queries.filter((sql) => /from "accounts"|from "credentials"|from "tenant_access"/.test(sql));
+    expect(listing).toHaveLength(3);
+  });
+
+  it('gives the same first 50 by name whichever way it searches: few matches, many, or a short term', async () => {
+    await generateAccounts(t.ctx.db, broadTermMatches + 100);
+    const expected = async (pattern: string) =>
+      (
+        await t.ctx.db('accounts')
+          .whereRaw('name ilike ? or email::text ilike ?', [pattern, pattern])
+          .orderByRaw('lower(name), name, email')
+          .limit(50)
+          .select('id')
+      ).map((row: { id: string }) => row.id);
+    const ids = async (term: string) => (await support.get(`/api/accounts/search/${encodeURIComponent(term)}`)).body.map((a: { id: string }) => a.id);
+    // Many matches: every generated account (more than broadTermMatches), walked in name order.
+    expect(await ids('bulk-')).toEqual(await expected('%bulk-%'));
+    // Few matches among them: one first name in one domain.
+    expect(await ids('Yusuf')).toEqual(await expected('%yusuf%'));
+    // Under three characters: no trigram to look up.
+    expect(await ids('ja')).toEqual(await expected('%ja%'));
+    expect(await ids('bulk-')).toHaveLength(50);
+  });
+
+  it('GET /api/accounts/ lists the first 200 accounts by name', async () => {
+    await t.ctx.db('accounts').insert(Array.from({ length: 200 }, (_, i) => ({ email: `zz${i}@list.test`, name: `Zz ${String(i).padStart(3, '0')}` })));
+    const res = await support.get('/api/accounts/');
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(200);
+    const names = res.body.map((a: { name: string }) => a.name);
+    expect(names[0]).toBe('100% Percy');
+    // Case-insensitive, as people read names, whatever the database collation.
+    expect(names).toEqual([...names].sort(byLowerCase));
+  });
+});
+
+describe('reset-password email', () => {
+  it('mails a set-password link in the account language, answers sent, and audits', async () => {
+    const id = await account({ email: 'swede@reset.test', name: 'Sven Swede' });
+    await t.ctx.db('accounts').where({ id }).update({ locale: 'sv' });
+    const res = await support.post(`/api/accounts/${id}/reset-password`);
+    expect([res.status, res.body]).toEqual([200, { status: 'sent' }]);
+    const mail = await t.mail.waitFor('swede@reset.test');
+    expect(mail.subject).toBe('Återställ ditt lösenord');
+    expect(mail.text).toContain(`${t.ctx.config.publicUrl}/login/set-password/`);
+    const audit = await t.ctx.db('audit_events').where({ action: 'operator.password_reset.sent', target_account_id: id }).first();
+    expect(audit).toMatchObject({ target_account_id: id, actor_id: expect.any(String), details: { role: 'support' } });
+    expect(JSON.stringify(audit)).not.toContain('set-password');
+  });
+
+  it('404 for an unknown account, 422 for a malformed id', async () => {
+    const unknown = await support.post('/api/accounts/0b0e8f8e-8d8a-4c4b-9d6e-111111111111/reset-password');
+    expect([unknown.status, errorType(unknown)]).toEqual([404, 'not_found']);
+    expect((await support.post('/api/accounts/not-a-uuid/reset-password')).status).toBe(422);
+  });
+});
+
+describe('credential deletion', () => {
+  let user: string;
+  let stakeholder: string;
+  beforeAll(async () => {
+    user = await account({ email: 'deletion-user@x.test', name: 'Del User' });
+    stakeholder = await account({ email: 'deletion-stake@x.test', name: 'Del Stake', is_user: false, is_stakeholder: true });
+  });
+  const credential = async (accountId: string, type: string, provider: string | null = null) => {
+    const [row] = await t.ctx.db('credentials').insert({ account_id: accountId, type, provider, subject: type === 'oidc' ? `s-${Math.random()}` : null }).returning('id');
+    return row.id as string;
+  };
+
+  it('deletes an upstream or TOTP credential of the account, audited', async () => {
+    const oidc = await credential(user, 'oidc', 'login.microsoftonline.com');
+    const res = await admin.delete(`/api/accounts/${user}/credentials/${oidc}`);
+    expect(res.status).toBe(204);
+    expect(await t.ctx.db('credentials').where({ id: oidc })).toHaveLength(0);
+    const audit = await t.ctx.db('audit_events').where({ action: 'operator.credential.deleted', target_account_id: user }).first();
+    expect(audit).toMatchObject({ actor_id: adminPersona.id, details: { credential_id: oidc, type: 'oidc', provider: 'login.microsoftonline.com', role: 'admin' } });
+  });
+
+  it('never the password of a User account (409 credential/password-required)', async () => {
+    const pw = await credential(user, 'password');
+    const res = await admin.delete(`/api/accounts/${user}/credentials/${pw}`);
+    expect([res.status, errorType(res)]).toEqual([409, 'credential/password-required']);
+    expect(await t.ctx.db('credentials').where({ id: pw })).toHaveLength(1);
+  });
+
+  it('the password of a Stakeholder-only account may go', async () => {
+    const pw = await credential(stakeholder, 'password');
+    expect((await admin.delete(`/api/accounts/${stakeholder}/credentials/${pw}`)).status).toBe(204);
+  });
+
+  it("404 when the credential belongs to another account; nothing is deleted", async () => {
+    const others = await credential(stakeholder, 'totp');
+    const res = await admin.delete(`/api/accounts/${user}/credentials/${others}`);
+    expect([res.status, errorType(res)]).toEqual([404, 'not_found']);
+    expect(await t.ctx.db('credentials').where({ id: others })).toHaveLength(1);
+  });
+
+  it('support may not delete', async () => {
+    const totp = await credential(user, 'totp');
+    expect(errorType(await support.delete(`/api/accounts/${user}/credentials/${totp}`))).toBe('forbidden');
+    expect(await t.ctx.db('credentials').where({ id: totp })).toHaveLength(1);
+  });
+});
+
+describe('active password-reset links', () => {
+  it('lists unused, unexpired links with their email, sorted by email, and audits the view', async () => {
+    const zeta = await account({ email: 'zeta@links.test', name: 'Zeta' });
+    const alpha = await account({ email: 'Alpha@links.test', name: 'Alpha' });
+    const mid = await account({ email: 'mid@links.test', name: 'Mid' });
+    const used = await account({ email: 'used@links.test', name: 'Used' });
+    const expired = await account({ email: 'expired@links.test', name: 'Expired' });
+
+    await createResetLink(t.ctx, mid);
+    const links = {
+      zeta: (await createResetLink(t.ctx, zeta)).link,
+      alpha: (await createResetLink(t.ctx, alpha)).link,
+      // The newer link of an account replaces the older.
+      mid: (await createResetLink(t.ctx, mid)).link,
+    };
+    await createResetLink(t.ctx, used);
+    await t.ctx.db('password_reset_tokens').where({ account_id: used }).update({ used_at: new Date() });
+    await createResetLink(t.ctx, expired);
+    await t.ctx.db('password_reset_tokens').where({ account_id: expired }).update({ expires_at: new Date(Date.now() - 1000) });
+
+    const res = await support.get('/api/accounts/password-resets');
+    expect(res.status).toBe(200);
+    const ours = res.body.filter((item: { email: string }) => item.email.endsWith('@links.test'));
+    expect(ours.map((item: { email: string; link: string }) => [item.email, item.link])).toEqual([
+      ['Alpha@links.test', links.alpha],
+      ['mid@links.test', links.mid],
+      ['zeta@links.test', links.zeta],
+    ]);
+    expect(ours[0].link).toMatch(new RegExp(`^${t.ctx.config.publicUrl}/login/set-password/[A-Za-z0-9_-]{43}$`));
+
+    const audit = await t.ctx.db('audit_events').where({ action: 'operator.password_resets.viewed' }).orderBy('id', 'desc').first();
+    expect(audit.details.count).toBe(res.body.length);
+    expect(JSON.stringify(audit)).not.toContain('set-password');
+  });
+
+  it('the listed link is the one that works, and stops being listed once used', async () => {
+    const id = await account({ email: 'works@links.test', name: 'Works' });
+    const { link } = await createResetLink(t.ctx, id);
+    const listed = (await support.get('/api/accounts/password-resets')).body.find((i: { email: string }) => i.email === 'works@links.test');
+    expect(listed.link).toBe(link);
+    const token = link.split('/').pop()!;
+    expect((await t.agent().post('/auth/reset/confirm').send({ token, password: 'Brand-New-Pass-7' })).status).toBe(200);
+    const after = (await support.get('/api/accounts/password-resets')).body.map((i: { email: string }) => i.email);
+    expect(after).not.toContain('works@links.test');
+  });
+
+  it('stores the token sealed, never in clear', async () => {
+    const id = await account({ email: 'sealed@links.test', name: 'Sealed' });
+    const { link } = await createResetLink(t.ctx, id);
+    const row = await t.ctx.db('password_reset_tokens').where({ account_id: id }).first();
+    const token = link.split('/').pop()!;
+    expect(row.token_sealed).toMatch(/^v1\./);
+    expect(JSON.stringify(row)).not.toContain(token);
+    expect(t.ctx.secretBox.open(row.token_sealed)).toBe(token);
+  });
+});
