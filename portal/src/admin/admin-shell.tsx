@@ -2,9 +2,16 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Route, Switch, useLocation, useSearch } from 'wouter';
 import { LanguageSwitcher } from '../components/language-switcher.tsx';
+import { AccountsPage } from './accounts/accounts-page.tsx';
 import { safeAdminReturn } from './admin-auth.ts';
-import { AccountsPage, InvoicePage, NewTenantPage, NotificationsPage, TenantsPage, TokensPage } from './admin-pages.tsx';
 import { useDarkMode } from './dark-mode.ts';
+import { InvoicePage } from './invoice/invoice-page.tsx';
+import { NotificationsPage } from './notifications/notifications-page.tsx';
+import { OperatorProvider } from './operator.tsx';
+import { NewTenantPage } from './tenants/new-tenant-page.tsx';
+import { TenantsPage } from './tenants/tenants-page.tsx';
+import { ToastProvider } from './toast.tsx';
+import { TokensPage } from './tokens/tokens-page.tsx';
 import './admin.css';
 
 interface NavItem {
@@ -82,7 +89,11 @@ export function AdminShell() {
           </button>
           <LanguageSwitcher />
         </header>
-        <main className="admin-content">{from !== null ? <SignInRequired from={from} /> : <AdminRoutes />}</main>
+        <main className="admin-content">
+          <OperatorProvider enabled={from === null}>
+            <ToastProvider>{from !== null ? <SignInRequired from={from} /> : <AdminRoutes />}</ToastProvider>
+          </OperatorProvider>
+        </main>
       </div>
     </div>
   );

@@ -1,0 +1,189 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { deleteAccountCredential, sendAccountPasswordReset, type AdminAccount } from '../../api/admin.ts';
+import type { AvailableCredential } from '../../api/types.ts';
+import { Button } from '../../components/button.tsx';
+import { useAdminErrorHandler } from '../admin-auth.ts';
+import { useConfirm } from '../confirm-modal.tsx';
+import { failureText } from '../failure-text.ts';
+import { Modal } from '../modal.tsx';
+import { useCanChange } from '../operator.tsx';
+import { useToast } from '../toast.tsx';
+import { accountKinds, canDeleteCredential, CREDENTIAL_KEYS, credentialLabel, initialsOf, KIND_KEYS, type CredentialLabel } from './account-view.ts';
+import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
+
+/** Short marks inside the credential icons; the full name is the accessible one. */
+const CREDENTIAL_MARKS: Record<CredentialLabel, string> = {
+  password: '***',
+  google: 'G',
+  microsoft: 'M',
+  oidc: 'ID',
+  webauthn: 'PK',
+  totp: '2FA',
+  other: '?',
+};
+
+interface AccountRowProps {
+  account: AdminAccount;
+  onChange: (account: AdminAccount) => void;
+}
+
+/** One account of the results: who, what kind, last login, credentials, tenant access, reset. */
+export function AccountRow({ account, onChange }: AccountRowProps) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const handleAdminError = useAdminErrorHandler();
+  const [confirmModal, ask] = useConfirm();
+  const canChange = useCanChange();
+  const [sending, setSending] = useState(false);
+  const login = lastLogin(account.last_login_at, new Date());
+  const credentialName = (credential: AvailableCredential) => {
+    const label = credentialLabel(credential);
+    return label === 'oidc' && credential.provider ? credential.provider : t(CREDENTIAL_KEYS[label]);
+  };
+
+  const sendReset = async () => {
+    setSending(true);
+    try {
+      await sendAccountPasswordReset(account.id);
+      toast('success', t('success.reset_email_sent'));
+    } catch (error) {
+      if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_send_reset_email'), error, t('admin.role_refused')));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const askDelete = (credential: AvailableCredential) =>
+    ask({
+      title: t('admin.credential.delete_title'),
+      content: t('admin.credential.delete_confirm', { credential: credentialName(credential), email: account.email }),
+      warning: true,
+      confirmLabel: t('admin.credential.delete'),
+      onConfirm: async () => {
+        try {
+          await deleteAccountCredential(account.id, credential.id);
+          onChange({ ...account, available_credentials: account.available_credentials.filter((item) => item.id !== credential.id) });
+          toast('success', t('success.credential_deleted'));
+        } catch (error) {
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_delete_credential'), error, t('admin.role_refused')));
+        }
+      },
+    });
+
+  return (
+    <li className="admin-row account-row">
+      <Avatar account={account} />
+      <div className="account-main">
+        <div className="account-title">
+          <span className="row-title">{account.name || account.email}</span>
+          {accountKinds(account).map((kind) => (
+            <span key={kind} className={`badge kind-${kind}`}>
+              {t(KIND_KEYS[kind])}
+            </span>
+          ))}
+        </div>
+        <dl className="facts compact">
+          <div>
+            <dt>{t('admin.email')}</dt>
+            <dd>{account.email}</dd>
+          </div>
+          <div>
+            <dt>{t('admin.account.id')}</dt>
+            <dd>
+              <code>{account.id}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>{t('admin.account.last_login')}</dt>
+            <dd title={account.last_login_at ?? undefined}>{t(LAST_LOGIN_KEYS[login.unit], { count: login.count })}</dd>
+          </div>
+          <div>
+            <dt>{t('admin.account.credentials')}</dt>
+            <dd>
+              {account.available_credentials.length === 0 ? (
+                t('admin.account.no_credentials')
+              ) : (
+                <ul className="chips">
+                  {account.available_credentials.map((credential) => {
+                    const name = credentialName(credential);
+                    return (
+                      <li key={credential.id} className="chip credential" title={name}>
+                        <span aria-hidden="true" className="chip-mark">
+                          {CREDENTIAL_MARKS[credentialLabel(credential)]}
+                        </span>
+                        <span className="visually-hidden">{name}</span>
+                        {canChange && canDeleteCredential(account, credential) && (
+                          <button
+                            type="button"
+                            className="icon-button chip-delete"
+                            aria-label={t('admin.credential.delete_named', { credential: name })}
+                            title={t('admin.credential.delete_named', { credential: name })}
+                            onClick={() => askDelete(credential)}
+                          >
+                            ×
+                          </button>
+                        )}
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
+            </dd>
+          </div>
+          <div>
+            <dt>{t('admin.account.tenant_access')}</dt>
+            <dd>
+              {account.tenant_access.length === 0 ? (
+                t('admin.account.no_tenants')
+              ) : (
+                <ul className="chips">
+                  {account.tenant_access.map((access) => (
+                    <li key={access.id} className={access.active ? 'chip tenant active' : 'chip tenant'} title={access.slug}>
+                      {access.name}
+                      <span className="visually-hidden">
+                        {' '}
+                        ({access.active ? t('admin.tenant.active') : t('admin.tenant.inactive')})
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </dd>
+          </div>
+        </dl>
+      </div>
+      <div className="row-actions">
+        <Button type="button" variant="secondary" loading={sending} onClick={() => void sendReset()}>
+          {t('admin.account.reset_password')}
+        </Button>
+      </div>
+      {confirmModal}
+    </li>
+  );
+}
+
+/** The profile picture as a button that opens it large in a modal; initials when there is none. */
+function Avatar({ account }: { account: AdminAccount }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const [broken, setBroken] = useState(false);
+  const who = account.name || account.email;
+  if (!account.image || broken) {
+    return (
+      <span className="avatar" aria-hidden="true">
+        {initialsOf(account.name, account.email)}
+      </span>
+    );
+  }
+  return (
+    <>
+      <button type="button" className="avatar avatar-button" aria-label={t('admin.account.view_image', { name: who })} onClick={() => setOpen(true)}>
+        <img src={account.image} alt="" onError={() => setBroken(true)} />
+      </button>
+      <Modal open={open} title={t('admin.account.image_title', { name: who })} onClose={() => setOpen(false)}>
+        <img className="profile-image-large" src={account.image} alt={t('admin.account.image_alt', { name: who })} />
+      </Modal>
+    </>
+  );
+}

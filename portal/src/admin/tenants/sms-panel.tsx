@@ -1,0 +1,214 @@
+import { useId, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { addSmsCredits, setSmsSetting, type SettingEntry, type TenantDetail } from '../../api/admin.ts';
+import { Button } from '../../components/button.tsx';
+import { useAdminErrorHandler } from '../admin-auth.ts';
+import { useConfirm } from '../confirm-modal.tsx';
+import { useCanChange } from '../operator.tsx';
+import { useToast } from '../toast.tsx';
+import { failureText } from '../failure-text.ts';
+import { formatUtc } from '../utc-time.ts';
+import { SmsEditForm } from './sms-edit-form.tsx';
+import { deriveSmsSettings, parseCreditsToAdd, SMS_STATUS_KEYS, smsEnabledSetting, smsPausedSetting, smsStatus, withSetting } from './sms-settings.ts';
+
+/**
+ * A tenant's SMS settings. Enabling/disabling and pausing/unpausing each ask for confirmation
+ * first, then post the one setting that changes (`system_sms` or `info`). The panel keeps its own
+ * copy of the SMS settings; `onSaved` tells the row so its raw settings stay in step.
+ */
+export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (entry: SettingEntry) => void }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const handleAdminError = useAdminErrorHandler();
+  const [confirmModal, ask] = useConfirm();
+  const canChange = useCanChange();
+  const [entries, setEntries] = useState<SettingEntry[]>(tenant.sms_settings ?? []);
+  const [credits, setCredits] = useState<number | null>(tenant.sms_credits ?? null);
+  const sms = deriveSmsSettings(entries, credits);
+  // Pausing posts the whole `info` (sender and thresholds); without one there is nothing to pause.
+  const hasInfo = sms.sender !== null;
+
+  /** Posts one SMS setting; the server's answer (key, value) replaces the local one. */
+  const post = async (entry: SettingEntry): Promise<boolean> => {
+    try {
+      const saved = await setSmsSetting(tenant.id, entry);
+      const accepted = saved && typeof saved === 'object' && saved.key === entry.key && 'value' in saved ? { key: saved.key, value: saved.value } : entry;
+      setEntries((current) => withSetting(current, accepted));
+      onSaved(accepted);
+      toast('success', t('admin.sms.saved'));
+      return true;
+    } catch (error) {
+      if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.sms.save_failed'), error, t('admin.role_refused')));
+      return false;
+    }
+  };
+  const confirmThen = (entry: SettingEntry) => async () => {
+    await post(entry);
+  };
+
+  const yes = (value: boolean) => (value ? t('admin.yes') : t('admin.no'));
+  const number = (value: number | null) => (value === null ? t('admin.not_available') : String(value));
+  const rows: [string, ReactNode][] = [
+    [t('admin.sms.sender'), sms.sender ?? t('admin.not_available')],
+    [t('admin.sms.credits'), number(sms.credits)],
+    [t('admin.sms.warning_1'), number(sms.warning1)],
+    [t('admin.sms.warning_2'), number(sms.warning2)],
+    [t('admin.sms.signature'), sms.signature ?? t('admin.not_available')],
+    [t('admin.sms.warned'), yes(sms.warned)],
+    [t('admin.sms.deactivates_at'), formatUtc(sms.deactivatesAt) ?? t('admin.not_available')],
+    [t('admin.sms.enabled'), yes(sms.enabled)],
+    [t('admin.sms.paused'), yes(sms.paused)],
+    [t('admin.sms.waiting_for_signature'), yes(sms.waitingForSignature)],
+  ];
+
+  const status = smsStatus(sms);
+
+  return (
+    <div className="sms-panel">
+      <p>
+        <span className={`badge sms-${status}`}>{t(SMS_STATUS_KEYS[status])}</span>
+      </p>
+      <dl className="facts">
+        {rows.map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {canChange && (
+        <>
+          {renderActions()}
+          <AddCredits tenantId={tenant.id} onAdded={setCredits} />
+          <details className="sms-edit-toggle">
+            <summary>{t('admin.sms.edit')}</summary>
+            <SmsEditForm entries={entries} sms={sms} save={post} />
+          </details>
+        </>
+      )}
+      {confirmModal}
+    </div>
+  );
+
+  /** A plain render helper (not a component), so the buttons keep focus across renders. */
+  function renderActions() {
+    return (
+      <div className="actions">
+        {sms.enabled ? (
+          <Button
+            type="button"
+            variant="secondary"
+            onClick={() =>
+              ask({
+                title: t('admin.sms.disable'),
+                content: t('admin.sms.disable_confirm', { name: tenant.name }),
+                warning: true,
+                confirmLabel: t('admin.sms.disable'),
+                onConfirm: confirmThen(smsEnabledSetting(false)),
+              })
+            }
+          >
+            {t('admin.sms.disable')}
+          </Button>
+        ) : (
+          <Button
+            type="button"
+            onClick={() =>
+              ask({
+                title: t('admin.sms.enable'),
+                content: t('admin.sms.enable_confirm', { name: tenant.name }),
+                confirmLabel: t('admin.sms.enable'),
+                onConfirm: confirmThen(smsEnabledSetting(true)),
+              })
+            }
+          >
+            {t('admin.sms.enable')}
+          </Button>
+        )}
+        {sms.enabled && hasInfo && (
+          <Button
+            type="button"
+            variant="secondary"
+            onClick={() =>
+              ask(
+                sms.paused
+                  ? {
+                      title: t('admin.sms.unpause'),
+                      content: t('admin.sms.unpause_confirm', { name: tenant.name }),
+                      confirmLabel: t('admin.sms.unpause'),
+                      onConfirm: confirmThen(smsPausedSetting(entries, false)),
+                    }
+                  : {
+                      title: t('admin.sms.pause'),
+                      content: t('admin.sms.pause_confirm', { name: tenant.name }),
+                      warning: true,
+                      confirmLabel: t('admin.sms.pause'),
+                      onConfirm: confirmThen(smsPausedSetting(entries, true)),
+                    },
+              )
+            }
+          >
+            {sms.paused ? t('admin.sms.unpause') : t('admin.sms.pause')}
+          </Button>
+        )}
+        {sms.enabled && !hasInfo && <p className="muted">{t('admin.sms.pause_needs_info')}</p>}
+      </div>
+    );
+  }
+}
+
+function AddCredits({ tenantId, onAdded }: { tenantId: string; onAdded: (credits: number) => void }) {
+  const { t } = useTranslation();
+  const id = useId();
+  const toast = useToast();
+  const handleAdminError = useAdminErrorHandler();
+  const [input, setInput] = useState('');
+  const [busy, setBusy] = useState(false);
+  const credits = parseCreditsToAdd(input);
+  const invalid = input.trim() !== '' && credits === null;
+
+  return (
+    <form
+      className="inline-form"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (credits === null) return;
+        setBusy(true);
+        try {
+          const answer = await addSmsCredits(tenantId, credits);
+          if (typeof answer?.credits === 'number') onAdded(answer.credits);
+          setInput('');
+          toast('success', t('admin.sms.credits_added'));
+        } catch (error) {
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.sms.credits_failed'), error, t('admin.role_refused')));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <div className="field">
+        <label htmlFor={`${id}-credits`}>{t('admin.sms.add_credits')}</label>
+        <div className="admin-search-row">
+          <input
+            id={`${id}-credits`}
+            type="text"
+            inputMode="numeric"
+            autoComplete="off"
+            aria-invalid={invalid || undefined}
+            aria-describedby={invalid ? `${id}-error` : undefined}
+            value={input}
+            onChange={(event) => setInput(event.target.value)}
+          />
+          <Button variant="secondary" disabled={credits === null} loading={busy}>
+            {t('admin.sms.add')}
+          </Button>
+        </div>
+        {invalid && (
+          <p className="field-error" id={`${id}-error`}>
+            {t('admin.sms.credits_invalid')}
+          </p>
+        )}
+      </div>
+    </form>
+  );
+}

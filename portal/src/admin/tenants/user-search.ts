@@ -1,0 +1,22 @@
+import type { TenantUser } from '../../api/admin.ts';
+
+/** The tenant user search starts at 3 characters (spec section 9: "more than 2"). */
+export const USER_SEARCH_MIN = 3;
+
+/**
+ * Users matching the search by name or email, case-insensitively. Below 3 characters there is no
+ * search yet and every user shows. Active users first, then by name.
+ */
+export function filterTenantUsers(users: readonly TenantUser[], query: string): TenantUser[] {
+  const term = query.trim().toLocaleLowerCase();
+  const matches =
+    term.length < USER_SEARCH_MIN
+      ? [...users]
+      : users.filter((user) => user.name.toLocaleLowerCase().includes(term) || user.email.toLocaleLowerCase().includes(term));
+  return matches.sort((a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
+}
+
+/** `tokens/{email}/{account_id}` under /admin. */
+export function tokensPath(email: string, accountId: string): string {
+  return `/tokens/${encodeURIComponent(email)}/${encodeURIComponent(accountId)}`;
+}

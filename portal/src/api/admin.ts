@@ -1,0 +1,196 @@
+/**
+ * The operator console's calls (spec section 7, `/api/*`). Every call goes through the one
+ * `request` wrapper: same-origin cookies, JSON both ways, ApiError on failure. A 401 (not signed
+ * in) or 403 (not an operator, or `operator/mfa-required`) is the console's to handle.
+ */
+import { request } from './client.ts';
+import type { AvailableCredential } from './types.ts';
+
+// ---- shapes (the server's field names) ----
+
+export interface TenantAccess {
+  id: string;
+  slug: string;
+  name: string;
+  active: boolean;
+}
+
+export interface AdminAccount {
+  id: string;
+  name: string;
+  email: string;
+  image: string | null;
+  is_user: boolean;
+  is_stakeholder: boolean;
+  last_login_at: string | null;
+  available_credentials: AvailableCredential[];
+  tenant_access: TenantAccess[];
+}
+
+export interface PasswordResetLink {
+  email: string;
+  link: string;
+}
+
+export interface InvoiceRow {
+  name: string;
+  tenant_id: string;
+  user_count: number;
+  functions: { system_sms: boolean; system_cronofy: boolean };
+  integrations: { alva: boolean; refapp: boolean; sri: boolean; sri_ref: boolean; evali: boolean };
+  /** SEK: 2850 plus 275 per user beyond the first (spec section 9). */
+  fee: number;
+}
+
+export interface AdminTenant {
+  id: string;
+  name: string;
+  slug: string;
+  url: string | null;
+  inactive_at: string | null;
+  user_count: number;
+}
+
+/** One tenant setting; `value` is JSON (an object for the SMS keys `info`, `system_sms`, `sms_sign`). */
+export interface SettingEntry {
+  key: string;
+  value: unknown;
+}
+
+export interface TenantDetail extends AdminTenant {
+  settings: SettingEntry[];
+  sms_settings: SettingEntry[];
+  sms_credits: number;
+}
+
+export interface TenantUser {
+  id: string;
+  name: string;
+  email: string;
+  active: boolean;
+}
+
+export interface NotificationPayload {
+  message: string;
+  admins_only: boolean;
+  /** Tenant ids; empty means every tenant. */
+  tenants: string[];
+  popup: boolean;
+  new_functionality: boolean;
+}
+
+export interface AccessToken {
+  /** A label of the store entry (never the bearer secret itself). */
+  key: string;
+  /** Seconds left; negative when the entry has no expiry. */
+  ttl: number;
+  /** What the entry is (AccessToken, Session, PortalSession, ...), when the server says. */
+  model?: string;
+  client_id?: string | null;
+}
+
+export type OperatorRole = 'support' | 'admin';
+
+/** The signed-in operator: `support` reads, sends reset mails and notifications; `admin` may change everything. */
+export interface OperatorInfo {
+  id: string;
+  email: string;
+  role: OperatorRole;
+}
+
+const segment = (value: string) => encodeURIComponent(value);
+
+// ---- the operator ----
+
+/** 401 without a session, 403 `forbidden` for a non-operator, 403 `operator/mfa-required` without a second factor. */
+export function getOperator(): Promise<OperatorInfo> {
+  return request('GET', '/api/operator');
+}
+
+// ---- accounts ----
+
+export function listAccounts(): Promise<AdminAccount[]> {
+  return request('GET', '/api/accounts/');
+}
+
+export function searchAccounts(query: string): Promise<AdminAccount[]> {
+  return request('GET', `/api/accounts/search/${segment(query)}`);
+}
+
+/** Sends the reset email. The answer is neutral: it never says whether the mail went anywhere. */
+export async function sendAccountPasswordReset(accountId: string): Promise<void> {
+  await request('POST', `/api/accounts/${segment(accountId)}/reset-password`);
+}
+
+/** 409 `credential/password-required`: a user account keeps its password. 403 for the support role. */
+export async function deleteAccountCredential(accountId: string, credentialId: string): Promise<void> {
+  await request('DELETE', `/api/accounts/${segment(accountId)}/credentials/${segment(credentialId)}`);
+}
+
+export function listPasswordResets(): Promise<PasswordResetLink[]> {
+  return request('GET', '/api/accounts/password-resets');
+}
+
+// ---- invoice ----
+
+export function listInvoice(): Promise<InvoiceRow[]> {
+  return request('GET', '/api/invoice/');
+}
+
+// ---- tenants ----
+
+export function listTenants(): Promise<AdminTenant[]> {
+  return request('GET', '/api/tenants/');
+}
+
+export function searchTenants(query: string): Promise<AdminTenant[]> {
+  return request('GET', `/api/tenants/search/${segment(query)}`);
+}
+
+export function getTenant(tenantId: string): Promise<TenantDetail> {
+  return request('GET', `/api/tenants/${segment(tenantId)}`);
+}
+
+export function listTenantUsers(tenantId: string): Promise<TenantUser[]> {
+  return request('GET', `/api/tenants/${segment(tenantId)}/users`);
+}
+
+/** 409 `tenant/slug-taken` when the slug exists. */
+export function createTenant(payload: { name: string; slug: string }): Promise<{ id: string }> {
+  return request('POST', '/api/tenants', { body: payload });
+}
+
+export function getTenantSettings(tenantId: string): Promise<SettingEntry[]> {
+  return request('GET', `/api/tenants/${segment(tenantId)}/settings`);
+}
+
+export function setTenantSetting(tenantId: string, entry: SettingEntry): Promise<SettingEntry & { tenant_id?: string }> {
+  return request('POST', `/api/tenants/${segment(tenantId)}/settings`, { body: entry });
+}
+
+export function getSmsSettings(tenantId: string): Promise<SettingEntry[]> {
+  return request('GET', `/api/tenants/${segment(tenantId)}/settings/sms`);
+}
+
+export function setSmsSetting(tenantId: string, entry: SettingEntry): Promise<SettingEntry> {
+  return request('POST', `/api/tenants/${segment(tenantId)}/settings/sms`, { body: entry });
+}
+
+export function getSmsCredits(tenantId: string): Promise<{ credits: number }> {
+  return request('GET', `/api/tenants/${segment(tenantId)}/settings/sms/credits`);
+}
+
+/** Adds `credits` to the balance; answers the new balance. */
+export function addSmsCredits(tenantId: string, credits: number): Promise<{ credits: number }> {
+  return request('POST', `/api/tenants/${segment(tenantId)}/settings/sms/credits`, { body: { credits } });
+}
+
+// ---- notifications and tokens ----
+
+export async function sendNotification(payload: NotificationPayload): Promise<void> {
+  await request('POST', '/api/notification/', { body: payload });
+}
+
+export function listTokens(accountId: string): Promise<AccessToken[]> {
+  return request('GET', `/api/tokens/${segment(accountId)}`);
+}

@@ -1,0 +1,279 @@
+import { createHmac } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
+import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
+import { useBrowserHarness } from './harness.ts';
+import { t } from './texts.ts';
+
+/**
+ * The operator console as an operator uses it: real app, real SMTP, real Chromium. Texts come from
+ * the portal's own catalogues, so a copy change moves the test with it.
+ */
+const h = useBrowserHarness();
+
+let counter = 0;
+const unique = (name: string) => `${name}${(counter += 1)}`;
+
+/**
+ * Signs a cookie value the way cookie-parser reads it (cookie-signature):
+ * `s:` + value + `.` + HMAC-SHA256(value) in base64 without padding, with the first cookie secret.
+ */
+function signCookie(value: string, secret: string): string {
+  return `s:${value}.${createHmac('sha256', secret).update(value).digest('base64').replace(/=+$/, '')}`;
+}
+
+/**
+ * An operator (admin role) signed in with a second factor. The console needs an operator role and
+ * a session whose amr proves a second factor; driving /login through password and TOTP is the sign-in
+ * journeys' job, so this creates the portal session directly in the store (amr pwd + otp + mfa) and
+ * hands the browser the signed `nyckel_session` cookie, exactly as the server would set it.
+ */
+async function signInAsOperator(page: Page): Promise<{ email: string }> {
+  const email = `${unique('operator')}@example.test`;
+  const accountId = await createAccount(h.server.ctx.db, { email, name: 'Olle Operator' });
+  await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
+  const session = await createPortalSession(h.server.ctx, {
+    account_id: accountId,
+    email,
+    amr: ['pwd', 'otp', 'mfa'],
+    auth_time: Math.floor(Date.now() / 1000),
+    ip: null,
+    user_agent: null,
+  });
+  const secret = h.server.ctx.config.cookieSecrets[0];
+  if (!secret) throw new Error('the test config has no cookie secret');
+  await page.context().addCookies([
+    { name: portalCookieName, value: encodeURIComponent(signCookie(session.id, secret)), url: h.base, httpOnly: true, sameSite: 'Lax' },
+  ]);
+  return { email };
+}
+
+const heading = (page: Page, key: string) => page.getByRole('heading', { name: t.en(key), exact: true });
+
+describe('console access', () => {
+  it('an anonymous visit to /admin/accounts?x=1 lands on /admin?from=%2Fadmin%2Faccounts%3Fx%3D1', async () => {
+    const { page } = h;
+    await page.goto('/admin/accounts?x=1');
+    await page.waitForURL((url) => url.pathname === '/admin' && url.search !== '');
+    const url = new URL(page.url());
+    expect(url.search).toBe('?from=%2Fadmin%2Faccounts%3Fx%3D1');
+    await heading(page, 'admin.signin_required').waitFor();
+    // "Try again" returns to where the visitor was.
+    expect(await page.getByRole('link', { name: t.en('admin.retry'), exact: true }).getAttribute('href')).toBe('/admin/accounts?x=1');
+    await h.shot('admin-signin-required');
+  });
+
+  it('a signed-in person without an operator role is sent to the same notice', async () => {
+    const { page } = h;
+    const email = `${unique('person')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email });
+    const session = await createPortalSession(h.server.ctx, { account_id: accountId, email, amr: ['pwd', 'mfa'], auth_time: 0, ip: null, user_agent: null });
+    const secret = h.server.ctx.config.cookieSecrets[0]!;
+    await h.context.addCookies([{ name: portalCookieName, value: encodeURIComponent(signCookie(session.id, secret)), url: h.base }]);
+
+    await page.goto('/admin/invoice');
+    await page.waitForURL((url) => url.pathname === '/admin' && url.searchParams.get('from') === '/admin/invoice');
+    await heading(page, 'admin.signin_required').waitFor();
+  });
+});
+
+describe('accounts', () => {
+  it('searches, sends a reset email, finds the link in the reset-links modal and copies it', async () => {
+    const { page, context } = h;
+    await signInAsOperator(page);
+    const name = `Anna ${unique('Resetson')}`;
+    const email = `${name.replace(' ', '.').toLowerCase()}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name, password: 'Correct-Horse-42!' });
+    const tenantName = `Acme ${unique('Kund')}`;
+    const tenantId = await createTenant(h.server.ctx.db, unique('acmekund'), { name: tenantName });
+    await grantAccess(h.server.ctx.db, accountId, tenantId);
+    await h.server.ctx.db('credentials').insert({ account_id: accountId, type: 'oidc', provider: 'accounts.google.com', subject: unique('google-sub') });
+
+    await page.goto('/admin/accounts');
+    await heading(page, 'admin.accounts').waitFor();
+    const search = page.getByLabel(t.en('admin.account.search_label'), { exact: true });
+    // The search has focus on arrival; the term is required.
+    expect(await search.evaluate((input) => input === document.activeElement)).toBe(true);
+    expect(await page.getByRole('button', { name: t.en('admin.search'), exact: true }).isDisabled()).toBe(true);
+    await page.keyboard.type(name);
+    await page.keyboard.press('Enter');
+
+    const row = page.locator('.account-row', { hasText: email });
+    await row.waitFor();
+    expect(await page.locator('.account-row').count()).toBe(1);
+    await row.getByText(t.en('admin.account.kind_user'), { exact: true }).waitFor();
+    await row.getByText(accountId, { exact: true }).waitFor();
+    await row.getByText(t.en('admin.last_login.never'), { exact: true }).waitFor();
+    expect(await row.locator('.chip.tenant.active', { hasText: tenantName }).count()).toBe(1);
+    // The password of a user account cannot be deleted; the Google credential can.
+    expect(await row.getByRole('button', { name: t.en('admin.credential.delete_named', { credential: t.en('admin.credential.password') }) }).count()).toBe(0);
+    await h.shot('admin-accounts');
+
+    await row.getByRole('button', { name: t.en('admin.credential.delete_named', { credential: t.en('provider.google') }) }).click();
+    const confirm = page.getByRole('dialog', { name: t.en('admin.credential.delete_title') });
+    await confirm.waitFor();
+    await h.shot('admin-delete-credential-modal');
+    await confirm.getByRole('button', { name: t.en('admin.credential.delete'), exact: true }).click();
+    await page.getByText(t.en('success.credential_deleted'), { exact: true }).waitFor();
+    expect(await h.server.ctx.db('credentials').where({ account_id: accountId, type: 'oidc' }).count('* as n').first()).toMatchObject({ n: 0 });
+
+    await row.getByRole('button', { name: t.en('admin.account.reset_password'), exact: true }).click();
+    await page.getByText(t.en('success.reset_email_sent'), { exact: true }).waitFor();
+    await h.mail.waitFor(email, (mail) => mail.text.includes('/login/set-password/'));
+
+    await page.getByRole('button', { name: t.en('admin.reset_links.open'), exact: true }).click();
+    const modal = page.getByRole('dialog', { name: t.en('admin.reset_links.title') });
+    await modal.waitFor();
+    const filter = modal.getByLabel(t.en('admin.reset_links.filter'), { exact: true });
+    expect(await filter.evaluate((input) => input === document.activeElement)).toBe(true);
+    await filter.fill(email.toUpperCase());
+    const item = modal.locator('.reset-links li', { hasText: email });
+    await item.waitFor();
+    expect(await modal.locator('.reset-links li').count()).toBe(1);
+    const link = (await item.locator('.reset-link').innerText()).trim();
+    expect(link.startsWith(`${h.base}/login/set-password/`)).toBe(true);
+
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.base });
+    await item.getByRole('button', { name: t.en('admin.reset_links.copy_for', { email }) }).click();
+    await modal.getByText(t.en('success.reset_link_copied'), { exact: true }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+    await h.shot('admin-reset-links');
+
+    // Escape closes the modal; Escape in the search clears the results.
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'hidden' });
+    await search.focus();
+    await page.keyboard.press('Escape');
+    expect(await search.inputValue()).toBe('');
+    await page.locator('.account-row').first().waitFor({ state: 'detached' });
+  });
+});
+
+describe('tenants', () => {
+  it('type, Enter, ArrowDown to highlight, Enter to open, SMS enabled after confirmation, Escape clears', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const prefix = unique('Kbd');
+    const alphaId = await createTenant(h.server.ctx.db, `${prefix.toLowerCase()}alpha`, { name: `${prefix} Alpha` });
+    await createTenant(h.server.ctx.db, `${prefix.toLowerCase()}beta`, { name: `${prefix} Beta` });
+    const member = await createAccount(h.server.ctx.db, { email: `${unique('member')}@example.test`, name: 'Mira Member' });
+    const leaver = await createAccount(h.server.ctx.db, { email: `${unique('leaver')}@example.test`, name: 'Lars Leaver' });
+    const betaId = (await h.server.ctx.db('tenants').where({ slug: `${prefix.toLowerCase()}beta` }).first('id')) as { id: string };
+    await grantAccess(h.server.ctx.db, member, betaId.id);
+    await grantAccess(h.server.ctx.db, leaver, betaId.id, false);
+    expect(alphaId).toBeTruthy();
+
+    await page.goto('/admin/tenants');
+    await heading(page, 'admin.tenants').waitFor();
+    const search = page.getByLabel(t.en('admin.tenant.search_label'), { exact: true });
+    expect(await search.evaluate((input) => input === document.activeElement)).toBe(true);
+    await page.keyboard.type(prefix.toLowerCase());
+    await page.keyboard.press('Enter');
+
+    const rows = page.locator('.admin-rows > li');
+    await rows.nth(1).waitFor();
+    expect(await rows.count()).toBe(2);
+    // Sorted by name.
+    expect(await rows.nth(0).getAttribute('data-tenant-slug')).toBe(`${prefix.toLowerCase()}alpha`);
+
+    await page.keyboard.press('ArrowDown');
+    expect(await rows.nth(0).getAttribute('aria-current')).toBe('true');
+    await page.keyboard.press('ArrowDown');
+    expect(await rows.nth(1).getAttribute('aria-current')).toBe('true');
+    expect(await rows.nth(0).getAttribute('aria-current')).toBeNull();
+    // Focus stays in the search box all along.
+    expect(await search.evaluate((input) => input === document.activeElement)).toBe(true);
+
+    await page.keyboard.press('Enter');
+    const beta = rows.nth(1);
+    expect(await beta.getByRole('button', { name: `${prefix} Beta` }).getAttribute('aria-expanded')).toBe('true');
+    await beta.getByRole('cell', { name: 'Mira Member', exact: true }).waitFor();
+    expect(await beta.locator('tr.inactive', { hasText: 'Lars Leaver' }).count()).toBe(1);
+    await beta.locator('.sms-panel .badge', { hasText: t.en('admin.sms.status_disabled') }).waitFor();
+    await h.shot('admin-tenant-expanded');
+
+    await beta.getByRole('button', { name: t.en('admin.sms.enable'), exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: t.en('admin.sms.enable') });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: t.en('admin.sms.enable'), exact: true }).click();
+    await page.getByText(t.en('admin.sms.saved'), { exact: true }).waitFor();
+    // Enabled without a signature: waiting for signature.
+    await beta.locator('.sms-panel .badge', { hasText: t.en('admin.sms.status_waiting') }).waitFor();
+    // The row's raw settings follow the change.
+    await beta.getByRole('rowheader', { name: 'system_sms' }).waitFor();
+    // Dark mode is respected by the console (and remembered).
+    await page.getByLabel(t.en('admin.dark_mode'), { exact: true }).check();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await h.shot('admin-tenant-sms-dark');
+    const stored = (await h.server.ctx.db('tenant_settings').where({ tenant_id: betaId.id, key: 'system_sms' }).first('value')) as { value: unknown };
+    expect(stored.value).toEqual({ value: true });
+
+    await search.focus();
+    await page.keyboard.press('Escape');
+    expect(await search.inputValue()).toBe('');
+    await rows.first().waitFor({ state: 'detached' });
+    await page.getByText(t.en('admin.tenant.search_first'), { exact: true }).waitFor();
+  });
+
+  it('creates a tenant with a slug derived from the name', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const name = `Åre Bygg ${unique('')}`;
+    await page.goto('/admin/tenants');
+    await page.getByRole('link', { name: t.en('admin.new_tenant'), exact: true }).click();
+    await heading(page, 'admin.new_tenant').waitFor();
+    await page.getByLabel(t.en('admin.tenant.name'), { exact: true }).fill(name);
+    const slug = page.getByLabel(t.en('admin.tenant.slug'), { exact: true });
+    const derived = name.normalize('NFKD').replace(/\p{Mark}/gu, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+    expect(await slug.inputValue()).toBe(derived);
+
+    await slug.fill('Not-Valid');
+    await page.getByText(t.en('admin.tenant.slug_invalid'), { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: t.en('admin.tenant.create'), exact: true }).isDisabled()).toBe(true);
+    await slug.fill(derived);
+    await page.getByRole('button', { name: t.en('admin.tenant.create'), exact: true }).click();
+
+    await page.waitForURL((url) => url.pathname === '/admin/tenants' && url.searchParams.get('q') === derived);
+    await page.locator(`[data-tenant-slug="${derived}"]`).waitFor();
+
+    // The same slug again is refused with the spec's message.
+    await page.goto('/admin/tenants/new');
+    await page.getByLabel(t.en('admin.tenant.name'), { exact: true }).fill(name);
+    await page.getByRole('button', { name: t.en('admin.tenant.create'), exact: true }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect((await alert.innerText()).startsWith(t.en('errors.error_creating_tenant'))).toBe(true);
+  });
+});
+
+describe('invoice and notifications', () => {
+  it('shows the fee per tenant in SEK with a total, and sends a notification to one tenant', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const name = `Invoiced ${unique('Kund')}`;
+    const tenantId = await createTenant(h.server.ctx.db, unique('invoiced'), { name });
+    for (const person of ['a', 'b', 'c']) await grantAccess(h.server.ctx.db, await createAccount(h.server.ctx.db, { email: `${unique(person)}@example.test` }), tenantId);
+
+    await page.goto('/admin/invoice');
+    await heading(page, 'admin.invoice').waitFor();
+    const row = page.getByRole('row', { name: new RegExp(name) });
+    await row.waitFor();
+    // 2850 + 2 × 275 for three users.
+    expect(await row.innerText()).toContain('3,400\u00a0SEK');
+    await page.locator('tfoot').getByText(t.en('admin.invoice_page.total')).waitFor();
+    await h.shot('admin-invoice');
+
+    await page.getByRole('link', { name: t.en('admin.notifications') }).click();
+    await heading(page, 'admin.notifications').waitFor();
+    const send = page.getByRole('button', { name: t.en('admin.notification.send'), exact: true });
+    expect(await send.isDisabled()).toBe(true);
+    await page.getByLabel(t.en('admin.notification.message'), { exact: true }).fill('Planned maintenance tonight');
+    await page.getByLabel(t.en('admin.notification.popup'), { exact: true }).check();
+    await page.getByRole('checkbox', { name: new RegExp(name) }).check();
+    await send.click();
+    await page.getByText(t.en('success.notification_sent'), { exact: true }).waitFor();
+    const stored = (await h.server.ctx.db('notifications').where({ message: 'Planned maintenance tonight' }).first()) as { tenants: string[]; popup: boolean };
+    expect(stored).toMatchObject({ tenants: [tenantId], popup: true });
+  });
+});
