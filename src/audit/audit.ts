@@ -9,6 +9,21 @@ export type AuditAction =
   | 'password_reset.requested'
   | 'password_reset.completed'
   | 'password.created'
+  | 'totp.activated'
+  | 'totp.merged'
+  | 'credential.removed'
+  | 'device.revoked'
+  | 'operator.credential.deleted'
+  | 'operator.notification.sent'
+  | 'operator.password_reset.sent'
+  | 'operator.password_resets.viewed'
+  | 'operator.role.granted'
+  | 'operator.role.revoked'
+  | 'operator.sms_credits.added'
+  | 'operator.sms_setting.set'
+  | 'operator.tenant.created'
+  | 'operator.tenant_setting.set'
+  | 'operator.tokens.viewed'
   | (string & {});
 
 export interface AuditEvent {

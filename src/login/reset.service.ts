@@ -145,7 +145,7 @@ export async function confirmPasswordReset(
   const row = await ctx.db.transaction(async (trx) => {
     const live = await findLiveToken(trx, input.token, now);
     if (!live) return null;
-    const spent = await trx('password_reset_tokens').where({ id: live.id }).whereNull('used_at').update({ used_at: now });
+    const spent = await trx('password_reset_tokens').where({ id: live.id }).whereNull('used_at').update({ used_at: now, token_sealed: null });  // a spent link is no longer shown to operators
     if (spent !== 1) return null;
     await setPasswordHash(trx, live.account_id, hash, now);
     await clearPasswordResetRequired(trx, live.account_id, now);

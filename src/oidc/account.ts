@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { tenantActiveAt } from '../tenants/tenant-activity.ts';
 
 interface AccountRow {
   id: string;
@@ -57,7 +58,7 @@ export function createFindAccount(db: Db, now: () => number = Date.now) {
           claims.tenants = await db('tenant_access as a')
             .join('tenants as t', 't.id', 'a.tenant_id')
             .where({ 'a.account_id': account.id, 'a.active': true })
-            .whereNull('t.inactive_at')
+            .where(tenantActiveAt(new Date(now())))
             .orderBy('t.name')
             .select('t.id', 't.slug', 't.name', 'a.role');
         }

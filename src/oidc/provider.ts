@@ -44,7 +44,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
 
   const configuration: Configuration = {
     adapter: Adapter as Configuration['adapter'],
-    findAccount: createFindAccount(ctx.db) as unknown as Configuration['findAccount'],
+    findAccount: createFindAccount(ctx.db, () => ctx.now().getTime()) as unknown as Configuration['findAccount'],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {
       keys: [...ctx.config.cookieSecrets],

@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { findAccountById } from '../accounts/accounts.repository.ts';
 import { errors } from '../http/app-error.ts';
 import { getPortalSession } from '../session/portal-session.ts';
+import { tenantActiveAt } from './tenant-activity.ts';
 
 /**
  * After a sign-in without a client: the tenants the person may open, and the hand-off of
@@ -21,7 +22,7 @@ export function createAvailableTenantsRouter(ctx: Context): Router {
       .db('tenant_access as a')
       .join('tenants as t', 't.id', 'a.tenant_id')
       .where({ 'a.account_id': account.id, 'a.active': true })
-      .whereNull('t.inactive_at')
+      .where(tenantActiveAt(ctx.now()))
       .orderBy('t.name')
       .select('t.id', 't.name', 't.slug', 't.url');
     res.json({ tenants, is_stakeholder: account.is_stakeholder });

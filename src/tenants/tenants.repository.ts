@@ -1,5 +1,6 @@
 import type { Queryable } from '../accounts/accounts.repository.ts';
 import { likeContains } from '../admin/search-pattern.ts';
+import { tenantActiveAt } from './tenant-activity.ts';
 
 export interface TenantRow {
   id: string;
@@ -57,7 +58,7 @@ export async function searchTenants(db: Queryable, term: string, limit: number):
 /** Active tenants: never deactivated, or deactivated only from a future date. */
 export async function listActiveTenants(db: Queryable, now: Date): Promise<TenantRow[]> {
   return (await tenantsWithUserCount(db)
-    .where((q) => q.whereNull('t.inactive_at').orWhere('t.inactive_at', '>', now))
+    .where(tenantActiveAt(now))
     .orderByRaw(tenantsByName)) as TenantRow[];
 }
 

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../../accounts/accounts.repository.ts';
 import type { CredentialSummary } from '../../credentials/credentials.repository.ts';
 import { likeContains } from '../search-pattern.ts';
+import { isTenantActive } from '../../tenants/tenant-activity.ts';
 
 export interface AccountRow {
   id: string;
@@ -115,7 +116,7 @@ export async function tenantAccessByAccount(
   }[];
   for (const row of rows) {
     const list = grouped.get(row.account_id) ?? [];
-    const tenantActive = row.inactive_at === null || new Date(row.inactive_at) > now;
+    const tenantActive = isTenantActive(row.inactive_at, now);
     list.push({ id: row.id, slug: row.slug, name: row.name, active: row.active && tenantActive });
     grouped.set(row.account_id, list);
   }

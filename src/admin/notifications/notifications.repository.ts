@@ -1,4 +1,5 @@
 import type { Queryable } from '../../accounts/accounts.repository.ts';
+import { tenantActiveAt } from '../../tenants/tenant-activity.ts';
 
 export interface NotificationInput {
   message: string;
@@ -55,7 +56,7 @@ export async function activeTenantRole(db: Queryable, accountId: string, tenantI
   const row = (await db('tenant_access as a')
     .join('tenants as t', 't.id', 'a.tenant_id')
     .where({ 'a.account_id': accountId, 'a.tenant_id': tenantId, 'a.active': true })
-    .where((q) => q.whereNull('t.inactive_at').orWhere('t.inactive_at', '>', now))
+    .where(tenantActiveAt(now))
     .first('a.role')) as { role: string } | undefined;
   return row?.role ?? null;
 }
