@@ -66,34 +66,43 @@ async function finish(
   const { account } = facts;
   if (!account || !session.first_factor) throw loginErrors.invalidState();
   if (!(await takeLoginSession(ctx, session.id))) throw loginErrors.sessionMissing();
-  if (info.portalSessionId) await destroyPortalSession(ctx, info.portalSessionId);
-  await clearFailures(ctx, session.email);
-
   const now = ctx.now();
-  const portal = await createPortalSession(ctx, {
-    account_id: account.id,
-    email: account.email,
-    amr: session.amr,
-    auth_time: Math.floor(now.getTime() / 1000),
-    ip: info.ip,
-    user_agent: info.userAgent,
-  });
-  await recordSuccessfulLogin(ctx.db, account.id, now, { emailVerified: session.first_factor === 'email_code' });
-  if (session.first_factor_credential_id) await touchCredential(ctx.db, session.first_factor_credential_id, now);
-  if (session.second_factor_credential_id) await touchCredential(ctx.db, session.second_factor_credential_id, now);
-  await recordAudit(ctx.db, {
-    action: 'login.succeeded',
-    actor_id: account.id,
-    target_account_id: account.id,
-    ip: info.ip,
-    user_agent: info.userAgent,
-    details: { method: session.first_factor, amr: session.amr, ...(rememberedDevice ? { remembered_device: true } : {}) },
-    at: now,
-  });
+  // Independent writes, issued together: the store's share and the database's share of a sign-in
+  // overlap instead of queueing one after another.
+  const [portal] = await Promise.all([
+    createPortalSession(ctx, {
+      account_id: account.id,
+      email: account.email,
+      amr: session.amr,
+      auth_time: Math.floor(now.getTime() / 1000),
+      ip: info.ip,
+      user_agent: info.userAgent,
+    }),
+    info.portalSessionId ? destroyPortalSession(ctx, info.portalSessionId) : undefined,
+    clearFailures(ctx, session.email),
+    recordSignIn(ctx, session, account.id, info, rememberedDevice, now),
+  ]);
 
   const done: LoginSession = { ...session, state: 'Done' };
   return {
     answer: buildAnswer(done, facts, redirectAfterDone(session, account)),
     portalSession: { id: portal.id, persistent: session.remember },
   };
+}
+
+/** The database's record of a sign-in: last login, credentials' last use, the audit event. */
+async function recordSignIn(ctx: Context, session: LoginSession, accountId: string, info: RequestInfo, rememberedDevice: boolean, now: Date) {
+  await recordSuccessfulLogin(ctx.db, accountId, now, { emailVerified: session.first_factor === 'email_code' });
+  for (const credentialId of [session.first_factor_credential_id, session.second_factor_credential_id]) {
+    if (credentialId) await touchCredential(ctx.db, credentialId, now);
+  }
+  await recordAudit(ctx.db, {
+    action: 'login.succeeded',
+    actor_id: accountId,
+    target_account_id: accountId,
+    ip: info.ip,
+    user_agent: info.userAgent,
+    details: { method: session.first_factor, amr: session.amr, ...(rememberedDevice ? { remembered_device: true } : {}) },
+    at: now,
+  });
 }
