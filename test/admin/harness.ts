@@ -1,49 +1,19 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 import { expect } from 'vitest';
-import { createApp } from '../../src/app.ts';
 import type { OperatorRole } from '../../src/admin/operators.repository.ts';
 import { hashPassword } from '../../src/credentials/password/hashing.ts';
 import { newTotpSecret, totpCodeAt } from '../../src/credentials/totp/totp.ts';
-import type { NyckelProvider } from '../../src/oidc/provider.ts';
 import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
-import { createTestContext, type TestContext } from '../helpers/context.ts';
-import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestContext } from '../helpers/context.ts';
 
 export const password = 'Operator-Pass-9';
 
-export interface AdminTestApp {
-  ctx: TestContext;
-  provider: NyckelProvider;
-  mail: MailServer;
-  server: Server;
-  /** A new browser: its own cookie jar, sending our Origin. */
-  agent(): request.Agent;
-  close(): Promise<void>;
-}
+export type AdminTestApp = TestApp;
 
-/** The real app (as test/helpers/app.ts), also handing out its oidc-provider to mint tokens. */
-export async function startAdminApp(): Promise<AdminTestApp> {
-  const mail = await startMailServer();
-  const ctx = await createTestContext({ smtpUrl: mail.url });
-  const { app, provider } = await createApp(ctx);
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    ctx,
-    provider,
-    mail,
-    server,
-    agent: () => request.agent(server).set('Origin', ctx.config.publicUrl),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await ctx.dispose();
-      await mail.close();
-    },
-  };
-}
+/** The real app (test/helpers/app.ts), which also hands out its oidc-provider to mint tokens. */
+export const startAdminApp = startTestApp;
 
 export type PersonaKind = 'user' | 'stakeholder';
 
