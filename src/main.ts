@@ -6,6 +6,7 @@ import type { Context } from './context.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { createDb } from './db/knex.ts';
 import { migrateLatest } from './db/migrate.ts';
+import { answerClientError } from './http/error-handler.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createStore } from './store/create-store.ts';
 import { seedDemo } from '../seeds/demo.ts';
@@ -46,6 +47,7 @@ export async function main(): Promise<void> {
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  server.on('clientError', answerClientError);
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

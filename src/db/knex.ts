@@ -17,9 +17,14 @@ export interface DbOptions {
  */
 export async function createDb(options: DbOptions): Promise<Db> {
   if (options.databaseUrl) {
+    // Outages (test/resilience/postgres-down.test.ts): a connection that drops is marked broken by
+    // knex and never handed out again; new ones are opened on demand (min 0). A failed connect
+    // rejects the waiting query at once (knex's propagateCreateError), so while PostgreSQL is down
+    // calls answer 503 within connectionTimeoutMillis instead of queueing, and the first call after
+    // it returns gets a fresh connection: no restart needed. TCP keep-alive finds silently dead peers.
     return knex({
       client: 'pg',
-      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 5000 },
+      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 5000, keepAlive: true },
       pool: { min: 0, max: 10, acquireTimeoutMillis: 10_000 },
       acquireConnectionTimeout: 10_000,
     });

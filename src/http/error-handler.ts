@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { countDependencyError } from '../observability/metrics.ts';
 import { AppError } from './app-error.ts';
@@ -45,8 +46,13 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.status(status).json(new AppError(type, status, type.replace(/_/g, ' ')).toBody());
     return;
   }
+  if (isRefusedValue(err)) {
+    req.log?.warn({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'value refused by the database');
+    res.status(422).json(new AppError('validation_error', 422, 'Invalid request').toBody());
+    return;
+  }
   if (isUnavailable(err)) {
-    countDependencyError((err as { name?: string }).name === 'StoreUnavailableError' ? 'store' : 'database');
+    countDependencyError(rootCause(err).name === 'StoreUnavailableError' ? 'store' : 'database');
     req.log?.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'dependency unavailable');
     res.status(503).set('Retry-After', '5').json(new AppError('service_unavailable', 503, 'Service temporarily unavailable').toBody());
     return;
@@ -55,14 +61,65 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   res.status(500).json(new AppError('internal_error', 500, 'An unexpected error occurred').toBody());
 };
 
-/** Connection failures to PostgreSQL or Redis: the caller gets 503 and may retry. */
-function isUnavailable(err: unknown): boolean {
+/**
+ * PostgreSQL refused a value: class 22 "data exception" (a NUL character in text, an unsupported
+ * escape in jsonb, a malformed uuid, a number out of range) or 54001 (JSON nested too deep). That
+ * is bad input that got past validation, so 422 rather than 500; the log still names it.
+ */
+function isRefusedValue(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (/^22[0-9A-Z]{3}$/.test(code) || code === '54001');
+}
+
+/**
+ * Connection failures to PostgreSQL or Redis: the caller gets 503 and may retry. node-postgres
+ * reports a connection that drops mid-query or cannot be opened with messages and no code.
+ */
+export function isUnavailable(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
   const name = (err as { name?: string } | null)?.name;
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03', '08006', '08001'].includes(code ?? '') ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'].includes(code ?? '') ||
     name === 'KnexTimeoutError' ||
     name === 'StoreUnavailableError' ||
-    /Connection is closed|Stream isn't writeable|max retries/i.test((err as Error)?.message ?? '')
+    // oidc-provider's temporarily_unavailable (src/oidc/fail-closed.ts) and other wrappers keep the cause.
+    ((err as { cause?: unknown } | null)?.cause !== undefined && isUnavailable((err as { cause: unknown }).cause)) ||
+    /Connection is closed|Stream isn't writeable|max retries|Connection terminated|connection timeout|Client has encountered a connection error|Client was closed and is not queryable|terminating connection/i.test(
+      (err as Error)?.message ?? '',
+    )
+  );
+}
+
+function rootCause(err: unknown): { name?: string } {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause && typeof cause === 'object' ? rootCause(cause) : ((err ?? {}) as { name?: string });
+}
+
+/** The status Node's own HTTP parser would answer for a request it cannot read. */
+function clientErrorStatus(code: string | undefined): [number, string, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'Request Header Fields Too Large', 'headers_too_large'];
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return [413, 'Payload Too Large', 'payload_too_large'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'Request Timeout', 'request_timeout'];
+  return [400, 'Bad Request', 'malformed_request'];
+}
+
+/**
+ * The server's `clientError` listener: requests Node's HTTP parser refuses before Express sees
+ * them (bytes that are not HTTP, raw non-ASCII in the URL, headers over 16 KB) get the same 4xx
+ * Node would send, with a body in the error shape instead of an empty one.
+ */
+export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
+  // A reset by the client, or an answer already under way on this connection: nothing to say.
+  const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (err.code === 'ECONNRESET' || !socket.writable || busy) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, type] = clientErrorStatus(err.code);
+  // An answer to HEAD has no body; the method is the first word of what the parser received.
+  const head = err.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  const body = head ? '' : JSON.stringify(new AppError(type, status, reason).toBody());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -61,7 +61,8 @@ export function createClientAdapter(db: Db, now: () => number = Date.now) {
   const cache = new Map<string, { metadata: unknown; until: number }>();
   return class ClientAdapter {
     async find(id: string) {
-      if (id.length > 64) return undefined;
+      // PostgreSQL text cannot hold NUL: such an id names no client (and must not become a 500).
+      if (id.length > 64 || id.includes('\u0000')) return undefined;
       const hit = cache.get(id);
       if (hit && hit.until > now()) return hit.metadata ?? undefined;
       const row = await db('oidc_clients').where({ client_id: id }).first('metadata');

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Context } from '../context.ts';
+import { isUnavailable } from '../http/error-handler.ts';
 import { createRateLimits } from '../http/rate-limit.ts';
 
 /** The back-channel endpoints relying parties call from their servers. */
@@ -24,6 +25,11 @@ export function limitOAuthEndpoints(ctx: Pick<Context, 'store' | 'config'>): Req
       await Promise.all([limits.consume('ip', req.ip ?? 'unknown'), clientId ? limits.consume('client', clientId) : undefined]);
       next();
     } catch (error) {
+      if (isUnavailable(error)) {
+        // The limiter's store is down: fail closed, in the OAuth shape these endpoints use.
+        res.status(503).set('Retry-After', '5').json({ error: 'temporarily_unavailable', error_description: 'the authorization server is temporarily unavailable, try again later' });
+        return;
+      }
       const retryAfter = (error as { headers?: Record<string, string> }).headers?.['Retry-After'];
       if (retryAfter === undefined) return next(error);
       // RFC 6749 error shape, as oidc-provider answers everything else on these endpoints.

@@ -55,8 +55,21 @@ const knownSettings: Record<string, z.ZodType> = {
 
 export const settingKeySchema = z.string().regex(/^[a-z0-9_.-]{1,64}$/, 'Key must be 1–64 lowercase letters, digits, _ . or -');
 
+/**
+ * Values are stored as jsonb. Deeper than this they would overflow z.json()'s recursive check
+ * (a 500), and NUL characters cannot be stored in PostgreSQL at all: both are refused up front.
+ */
+const maxValueDepth = 32;
+function storable(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return !value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return true;
+  if (depth >= maxValueDepth) return false;
+  return Object.entries(value).every(([key, item]) => !key.includes('\u0000') && storable(item, depth + 1));
+}
+const settingValue = z.unknown().refine(storable, `Value must be JSON at most ${maxValueDepth} levels deep, without NUL characters`).pipe(z.json());
+
 /** `{key, value}` of the general settings: known keys are checked against their shape (and normalised by it). */
-export const settingBody = z.strictObject({ key: settingKeySchema, value: z.json() }).transform(({ key, value }, ctx) => {
+export const settingBody = z.strictObject({ key: settingKeySchema, value: settingValue }).transform(({ key, value }, ctx) => {
   if (key === smsCreditsKey) {
     ctx.addIssue({ code: 'custom', path: ['key'], message: 'SMS credits are added through /settings/sms/credits' });
     return z.NEVER;

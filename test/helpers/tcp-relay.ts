@@ -1,24 +1,56 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
-/** A TCP relay to Redis that the test can cut and restore, standing in for a Redis outage. */
-export async function startRelay(target: URL, port = 0): Promise<{ port: number; stop(): Promise<void> }> {
+export interface Relay {
+  port: number;
+  /** Cuts every connection and stops listening: the service is gone (connections refused). */
+  stop(): Promise<void>;
+  /**
+   * Arms a cut in the middle of a conversation: the first chunk a client sends that contains
+   * `marker` (e.g. a SQL statement's text) is dropped, and the relay stops as with stop(). What
+   * the client sent before it has reached the server; a transaction it was part of never commits.
+   * Resolves once the cut happened.
+   */
+  cutOn(marker: string): Promise<void>;
+}
+
+/**
+ * A TCP relay to Redis or PostgreSQL that a test can cut and restore (start a new relay on the
+ * same port), standing in for an outage or a restart of the service.
+ */
+export async function startRelay(target: URL, port = 0): Promise<Relay> {
   const sockets = new Set<Socket>();
+  let armed: { marker: string; done: () => void } | undefined;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }));
+  const defaultPort = target.protocol.startsWith('postgres') ? 5432 : 6379;
   const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
+    const upstream = connect(Number(target.port || defaultPort), target.hostname);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {});
     }
-    client.pipe(upstream).pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      if (armed && chunk.includes(armed.marker)) {
+        const { done } = armed;
+        armed = undefined;
+        void stop().then(done);
+        return;
+      }
+      if (!upstream.write(chunk)) client.pause();
+    });
+    upstream.on('drain', () => client.resume());
+    client.on('end', () => upstream.end());
+    upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    stop,
+    cutOn: (marker) => new Promise<void>((done) => (armed = { marker, done })),
   };
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -15,16 +16,20 @@ export async function freePort(): Promise<number> {
 export interface NyckelProcess {
   child: ChildProcess;
   base: string;
+  port: number;
   exited: Promise<number | null>;
   stop(): Promise<void>;
+  /** Resident memory of the process in bytes (VmRSS from /proc). */
+  rss(): number;
 }
 
 /**
- * A real Nyckel process (`node src/main.ts`) on a free loopback port, started with `env` on top of
- * a minimal environment, resolved once it logs that it listens.
+ * A real Nyckel process (`node src/main.ts`) on a free loopback port (or `port`, to restart one
+ * in place), started with `env` on top of a minimal environment, resolved once it logs that it
+ * listens.
  */
-export async function startNyckel(env: Record<string, string>): Promise<NyckelProcess> {
-  const port = await freePort();
+export async function startNyckel(env: Record<string, string>, port?: number): Promise<NyckelProcess> {
+  port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: root,
@@ -47,7 +52,12 @@ export async function startNyckel(env: Record<string, string>): Promise<NyckelPr
   return {
     child,
     base,
+    port,
     exited,
+    rss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
+    },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -2,38 +2,51 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../fixtures/accounts.ts';
 import { createTestDb } from '../helpers/context.ts';
-import { startRelay } from '../helpers/tcp-relay.ts';
+import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
+import { startRelay, type Relay } from '../helpers/tcp-relay.ts';
+import { codeFrom } from '../login/journey.ts';
+import { authorizationCode, BrowserLike, exchangeCode, registerRelyingParty, untilAvailable } from './journeys.ts';
 import { startNyckel, type NyckelProcess } from './nyckel-process.ts';
 
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const password = 'Outage-passw0rd!';
 
 /**
- * A real Nyckel process whose Redis goes away mid-login (a TCP relay is cut) and comes back.
- * Calls that need Redis fail closed with 503 in the error shape; after Redis returns the same
- * flow succeeds without restarting Nyckel.
+ * A real Nyckel process whose Redis goes away (a TCP relay is cut) and comes back. Calls that need
+ * Redis fail closed with 503 in the error shape (`temporarily_unavailable` on oidc-provider's
+ * endpoints); after Redis returns the same flow succeeds without restarting Nyckel. Cutting and
+ * restoring the relay also stands in for a Redis restart that keeps its data: every connection
+ * drops, nothing is lost, and nothing used or counted may come back to life.
  */
 describe.skipIf(!shared)('Redis outage under a running Nyckel', () => {
   let nyckel: NyckelProcess;
-  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let relay: Relay;
   let drop: () => Promise<void>;
+  let mail: MailServer;
   const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
   beforeAll(async () => {
     const database = await createTestDb();
     drop = database.drop;
-    await createAccount(database.db, { email: 'outage@example.com', password });
+    for (const email of ['outage@example.com', 'exchange@example.com', 'kept@example.com', 'counted@example.com']) {
+      await createAccount(database.db, { email, password });
+    }
+    await createAccount(database.db, { email: 'coded@example.com' });
+    await registerRelyingParty(database.db);
+    mail = await startMailServer();
     relay = await startRelay(redis);
     nyckel = await startNyckel({
       DATABASE_URL: database.databaseUrl!,
       REDIS_URL: `redis://127.0.0.1:${relay.port}`,
       STORE_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+      SMTP_URL: mail.url,
     });
   }, 120_000);
 
   afterAll(async () => {
     await nyckel?.stop();
     await relay?.stop();
+    await mail?.close();
     await drop?.();
   });
 
@@ -74,5 +87,79 @@ describe.skipIf(!shared)('Redis outage under a running Nyckel', () => {
     }
     expect(after.body.state).toBe('Done');
     expect(nyckel.child.exitCode).toBeNull();
+  });
+
+  /** Cuts every connection to Redis and restores it: a restart that keeps the data. */
+  async function restartRedis() {
+    await relay.stop();
+    relay = await startRelay(redis, relay.port);
+    const { answer } = await untilAvailable(5000, async () => ({ status: (await fetch(`${nyckel.base}/readyz`)).status }));
+    expect(answer.status).toBe(200);
+  }
+
+  it('fails a code exchange closed while Redis is gone (503 temporarily_unavailable) and redeems the same code once it is back', async () => {
+    const browser = new BrowserLike(nyckel.base);
+    const { code, authorization } = await authorizationCode(browser, 'exchange@example.com', password);
+
+    await relay.stop();
+    const during = await exchangeCode(nyckel.base, code, authorization.verifier);
+    expect(during).toEqual({ status: 503, body: { error: 'temporarily_unavailable', error_description: expect.any(String) } });
+    // Our own APIs answer in their shape; no call falls back to an unchecked path.
+    const start = await browser.json('/auth/login/start', { email: 'exchange@example.com' });
+    expect(start).toEqual({ status: 503, body: { detail: [{ type: 'service_unavailable', msg: expect.any(String) }] } });
+    const userinfo = await fetch(`${nyckel.base}/oauth2/userinfo`, { headers: { authorization: 'Bearer made-up-token' } });
+    expect(userinfo.status).toBe(503);
+
+    relay = await startRelay(redis, relay.port);
+    const { answer, afterMs } = await untilAvailable(5000, () => exchangeCode(nyckel.base, code, authorization.verifier));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ access_token: expect.any(String), id_token: expect.any(String), token_type: 'Bearer' });
+    expect(afterMs).toBeLessThan(5000);
+    // The outage did not consume the code, and redeeming it did: a replay is refused.
+    expect(await exchangeCode(nyckel.base, code, authorization.verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(nyckel.child.exitCode).toBeNull();
+  });
+
+  it('after a Redis restart with its data, a used authorization code stays used and its tokens stay valid', async () => {
+    const browser = new BrowserLike(nyckel.base);
+    const { code, authorization } = await authorizationCode(browser, 'kept@example.com', password);
+    const tokens = await exchangeCode(nyckel.base, code, authorization.verifier);
+    expect(tokens.status).toBe(200);
+
+    await restartRedis();
+    const bearer = { authorization: `Bearer ${tokens.body.access_token as string}` };
+    const userinfo = await fetch(`${nyckel.base}/oauth2/userinfo`, { headers: bearer });
+    expect([userinfo.status, await userinfo.json()]).toEqual([200, expect.objectContaining({ email: 'kept@example.com' })]);
+    expect(await exchangeCode(nyckel.base, code, authorization.verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // The replay revoked what the code had issued, as before the restart.
+    expect((await fetch(`${nyckel.base}/oauth2/userinfo`, { headers: bearer })).status).toBe(401);
+  });
+
+  it('after a Redis restart with its data, a used email code stays used and the login session goes on', async () => {
+    const browser = new BrowserLike(nyckel.base);
+    const start = await browser.json<{ state: string; session_id: string }>('/auth/login/start', { email: 'coded@example.com' });
+    expect(start.body.state).toBe('OTPRequired');
+    const otp = codeFrom(await mail.waitFor('coded@example.com'));
+    const verified = await browser.json<{ state: string }>('/auth/login/verify-otp', { session_id: start.body.session_id, email: 'coded@example.com', otp });
+    expect(verified.body.state).toBe('AskedCreateCredential');
+
+    await restartRedis();
+    const replay = await browser.json<{ detail: { type: string }[] }>('/auth/login/verify-otp', { session_id: start.body.session_id, email: 'coded@example.com', otp });
+    expect([replay.status, replay.body.detail[0]!.type]).toEqual([409, 'invalid_login_session_state']);
+    // The session itself survived the restart: it goes on from where it was.
+    const skipped = await browser.json<{ state: string }>('/auth/login/skip-create-password', { session_id: start.body.session_id });
+    expect(skipped.body.state).toBe('Done');
+  });
+
+  it('after a Redis restart with its data, failure counters are kept: the tenth failure still locks the account', async () => {
+    const fail = async () => {
+      const browser = new BrowserLike(nyckel.base);
+      const start = await browser.json<{ session_id: string }>('/auth/login/start', { email: 'counted@example.com' });
+      return browser.json<{ detail: { type: string }[] }>('/auth/login/verify-password', { session_id: start.body.session_id, email: 'counted@example.com', password: 'Wrong-passw0rd!' });
+    };
+    for (let i = 0; i < 9; i += 1) expect((await fail()).status).toBe(401);
+    await restartRedis();
+    const tenth = await fail();
+    expect([tenth.status, tenth.body.detail[0]!.type]).toEqual([423, 'account_locked']);
   });
 });

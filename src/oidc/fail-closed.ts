@@ -1,0 +1,51 @@
+import { errors } from 'oidc-provider';
+import { isUnavailable } from '../http/error-handler.ts';
+
+/**
+ * RFC 6749's `temporarily_unavailable` with status 503. oidc-provider shows only errors marked
+ * `expose`; anything else becomes a 500 `server_error`, which tells a relying party nothing and
+ * looks like a bug. A store or database outage is neither: the client may retry.
+ */
+export function temporarilyUnavailable(cause: unknown): Error {
+  const error = new errors.TemporarilyUnavailable('the authorization server is temporarily unavailable, try again later', { cause });
+  Object.assign(error, { status: 503, statusCode: 503, expose: true });
+  return error;
+}
+
+function mapped(error: unknown): unknown {
+  return isUnavailable(error) ? temporarilyUnavailable(error) : error;
+}
+
+/**
+ * An oidc-provider adapter (or findAccount) whose connection failures surface as
+ * `temporarily_unavailable` (503). Nothing else changes: a missing record is still `undefined`,
+ * so no check is skipped when the store is down; the request fails instead.
+ */
+export function failClosed<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+          return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(mapped(error))) : result;
+        } catch (error) {
+          throw mapped(error);
+        }
+      };
+    },
+  });
+}
+
+/** findAccount, and the account it answers, failing closed like the adapters. */
+export function failClosedFindAccount<A extends unknown[], R>(findAccount: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      const account = await findAccount(...args);
+      return account && typeof account === 'object' ? failClosed(account) : account;
+    } catch (error) {
+      throw mapped(error);
+    }
+  };
+}
