@@ -3,15 +3,17 @@
  * `npm run operator -- revoke <email>`
  * `npm run operator -- list`
  *
- * Operators still sign in through /login and need a second factor (TOTP or passkey) in that
- * session to use the console; granting a role does not change how they sign in.
+ * Only an account with a second factor (TOTP or passkey) can be granted a role. Operators still
+ * sign in through /login and need that second factor in the session to use the console.
  */
 import { findAccountByEmail } from '../src/accounts/accounts.repository.ts';
 import { recordAudit } from '../src/audit/audit.ts';
+import { AppError } from '../src/http/app-error.ts';
 import {
   grantOperatorRole,
   isOperatorRole,
   listOperators,
+  operatorGrantErrors,
   operatorRoles,
   revokeOperatorRole,
 } from '../src/admin/operators.repository.ts';
@@ -45,15 +47,24 @@ await withContext(async (ctx) => {
     return;
   }
   const at = ctx.now();
-  await ctx.db.transaction(async (trx) => {
-    if (command === 'grant' && isOperatorRole(role)) {
-      const previous = await grantOperatorRole(trx, { accountId: account.id, role, grantedBy: null, at });
-      await recordAudit(trx, { action: 'operator.role.granted', target_account_id: account.id, details: { role, previous, via: 'cli' }, at });
-      console.log(previous === role ? `${account.email} already has the role ${role}.` : `${account.email} is now an operator (${role}).`);
-      return;
-    }
-    const previous = await revokeOperatorRole(trx, account.id);
-    if (previous) await recordAudit(trx, { action: 'operator.role.revoked', target_account_id: account.id, details: { role: previous, via: 'cli' }, at });
-    console.log(previous ? `${account.email} is no longer an operator (was ${previous}).` : `${account.email} was not an operator.`);
-  });
+  try {
+    await ctx.db.transaction(async (trx) => {
+      if (command === 'grant' && isOperatorRole(role)) {
+        const previous = await grantOperatorRole(trx, { accountId: account.id, role, grantedBy: null, at });
+        await recordAudit(trx, { action: 'operator.role.granted', target_account_id: account.id, details: { role, previous, via: 'cli' }, at });
+        console.log(previous === role ? `${account.email} already has the role ${role}.` : `${account.email} is now an operator (${role}).`);
+        return;
+      }
+      const previous = await revokeOperatorRole(trx, account.id);
+      if (previous) await recordAudit(trx, { action: 'operator.role.revoked', target_account_id: account.id, details: { role: previous, via: 'cli' }, at });
+      console.log(previous ? `${account.email} is no longer an operator (was ${previous}).` : `${account.email} was not an operator.`);
+    });
+  } catch (error) {
+    if (!(error instanceof AppError && error.type === operatorGrantErrors.secondFactorRequired().type)) throw error;
+    console.error(
+      `nyckel: ${account.email} has no second factor; an operator account must have an authenticator app (TOTP) or a passkey. ` +
+        'Ask them to add one under Account settings, then grant the role again.',
+    );
+    process.exitCode = 1;
+  }
 });

@@ -1,4 +1,6 @@
 import type { Queryable } from '../accounts/accounts.repository.ts';
+import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
+import { AppError } from '../http/app-error.ts';
 
 /** Operator roles, least to most: `support` reads, sends reset mails and notifications; `admin` does everything. */
 export const operatorRoles = ['support', 'admin'] as const;
@@ -33,11 +35,33 @@ export async function listOperators(db: Queryable): Promise<OperatorListing[]> {
     .select('o.account_id', 'a.email', 'a.name', 'o.role', 'o.granted_at')) as OperatorListing[];
 }
 
-/** Grants or changes a role; answers the role the account had before (null: none). */
+/** Credential types that count as an operator's second factor. */
+const secondFactorTypes = ['totp', 'webauthn'] as const;
+
+export const operatorGrantErrors = {
+  secondFactorRequired: () =>
+    new AppError('operator/second-factor-required', 409, 'An operator account must have an authenticator app (TOTP) or a passkey'),
+};
+
+/** Whether the account has a TOTP or a passkey credential. */
+export async function hasSecondFactor(db: Queryable, accountId: string): Promise<boolean> {
+  return (await db('credentials').where({ account_id: accountId }).whereIn('type', secondFactorTypes).first('id')) !== undefined;
+}
+
+/**
+ * Grants or changes a role; answers the role the account had before (null: none). An operator
+ * account must have a TOTP or a passkey: the console only opens to a session that proved one
+ * (operator-guard.ts), and an operator whose account has none would be one phished password and
+ * one enrolment away from the console. Refused with 409 `operator/second-factor-required`. Inside a transaction the account row is locked first,
+ * as the profile's credential removal does, so a grant and the removal of the last second factor
+ * cannot both pass (the profile keeps an operator's last one: credential-removal.ts).
+ */
 export async function grantOperatorRole(
   db: Queryable,
   input: { accountId: string; role: OperatorRole; grantedBy: string | null; at: Date },
 ): Promise<OperatorRole | null> {
+  await lockAccountRow(db, input.accountId);
+  if (!(await hasSecondFactor(db, input.accountId))) throw operatorGrantErrors.secondFactorRequired();
   const previous = await findOperatorRole(db, input.accountId);
   await db('operator_roles')
     .insert({ account_id: input.accountId, role: input.role, granted_by: input.grantedBy, granted_at: input.at })

@@ -28,6 +28,7 @@ import {
 } from './login.schemas.ts';
 import { deviceCookieId, deviceCookieName, deviceCookieOptions } from './remembered-device.ts';
 import { mergeTotp, verifyTotp } from './second-factor.service.ts';
+import { createPasskeyLoginRouter } from './passkey-login.routes.ts';
 
 /** The sign-in API under /auth/login (mounted on the api router: JSON, cookies, same-origin check). */
 export function createLoginRouter(ctx: Context): Router {
@@ -111,6 +112,8 @@ export function createLoginRouter(ctx: Context): Router {
   };
   router.get('/auth/login/ping', ping);
   router.post('/auth/login/ping', ping);
+
+  router.use(createPasskeyLoginRouter(ctx, { limited, info, ref, send }));
 
   return router;
 }

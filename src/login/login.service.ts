@@ -90,7 +90,7 @@ async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts
 }
 
 /** Loads the named session, checks the email it was started for and that the call is allowed now. */
-async function openSession(ctx: Context, ref: SessionRef, email: string | undefined, method: VerificationMethod): Promise<LoginSession> {
+export async function openSession(ctx: Context, ref: SessionRef, email: string | undefined, method: VerificationMethod): Promise<LoginSession> {
   const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
   if (email !== undefined && normalizeEmail(email) !== session.email) throw loginErrors.invalidState();
   assertState(session, ...verifiers[method].acceptedIn);
@@ -103,7 +103,7 @@ async function openSession(ctx: Context, ref: SessionRef, email: string | undefi
  * failure count is cleared only at Done (login-finish.ts), not here: else knowing the password
  * would reset the count of wrong TOTP codes with every new sign-in.
  */
-async function verifyFirstFactor<M extends VerificationMethod>(
+export async function verifyFirstFactor<M extends VerificationMethod>(
   ctx: Context,
   session: LoginSession,
   method: M,

@@ -38,7 +38,8 @@ const cases: [string, Partial<StepFacts>, LoginState][] = [
   ['email code, offer answered: done', { firstFactor: 'email_code', createCredentialAnswered: true }, 'Done'],
   ['email code with a password created: done', { credentials: { ...none, password: 1 }, firstFactor: 'email_code' }, 'Done'],
   ['upstream sign-in: done', { credentials: { ...none, oidc: 1 }, firstFactor: 'oidc' }, 'Done'],
-  ['passkey with TOTP: MFA', { credentials: { ...none, webauthn: 1, totp: 1 }, firstFactor: 'webauthn' }, 'MfaRequired'],
+  ['passkey with TOTP: done (a user-verified passkey is two factors)', { credentials: { ...none, webauthn: 1, totp: 1 }, firstFactor: 'webauthn' }, 'Done'],
+  ['passkey with several TOTP: done, no merge asked', { credentials: { ...none, webauthn: 1, totp: 2 }, firstFactor: 'webauthn' }, 'Done'],
 ];
 
 describe('decideNextStep', () => {

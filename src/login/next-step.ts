@@ -28,6 +28,15 @@ export function firstFactorCredentials(c: CredentialCounts): number {
 }
 
 /**
+ * A first factor that proves two factors on its own: a user-verified passkey is the device
+ * (possession) unlocked by the person's PIN or biometric (knowledge or inherence). Asking for a
+ * TOTP code after it would add nothing, so it completes the sign-in (amr `hwk`, LoA 2).
+ */
+export function isMultiFactor(firstFactor: FirstFactor | null): boolean {
+  return firstFactor === 'webauthn';
+}
+
+/**
  * The one decision of the sign-in flow (see the diagram in steps.ts). Unknown emails take the
  * same path as accounts without a usable credential, so the answer to Start does not reveal
  * whether an account exists. An email code is never a second factor: a TOTP-enrolled account
@@ -42,7 +51,7 @@ export function decideNextStep(facts: StepFacts): LoginState {
     return firstFactorCredentials(credentials) === 0 ? 'OTPRequired' : 'CredentialsRequired';
   }
 
-  if (!facts.secondFactorVerified) {
+  if (!facts.secondFactorVerified && !isMultiFactor(facts.firstFactor)) {
     if (credentials.totp >= 2) return 'TOTPResetRequired';
     if (credentials.totp === 1 && !facts.deviceRemembered) return 'MfaRequired';
   }

@@ -14,7 +14,7 @@
  *   CredentialsRequired --> MfaRequired: first factor ok, one TOTP, device not remembered
  *   OTPRequired --> MfaRequired: code ok, one TOTP, device not remembered
  *   OTPRequired --> AskedCreateCredential: code ok, no other credential
- *   CredentialsRequired --> Done: first factor ok, no second factor needed
+ *   CredentialsRequired --> Done: first factor ok, no second factor needed (or a user-verified passkey: both)
  *   TOTPResetRequired --> AskedCreateCredential: TOTP ok (kept one), signed in by code, no other credential
  *   TOTPResetRequired --> Done: TOTP ok, one kept
  *   MfaRequired --> AskedCreateCredential: TOTP ok, signed in by code, no other credential

@@ -41,14 +41,22 @@ describe.skipIf(process.env.DATABASE_URL)('npm run operator and npm run seed -- 
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toBe('operator@example.com\tadmin\tOlivia Operator\n');
 
-    const granted = await operator('grant', 'USER@example.com');
-    expect([granted.code, granted.stdout]).toEqual([0, 'user@example.com is now an operator (support).\n']);
-    const promoted = await operator('grant', 'user@example.com', 'admin');
-    expect(promoted.stdout).toBe('user@example.com is now an operator (admin).\n');
-    expect((await operator('list')).stdout).toBe('operator@example.com\tadmin\tOlivia Operator\nuser@example.com\tadmin\tUlla User\n');
+    // An operator account must have a second factor: Ulla has only a password, Maja has TOTP.
+    const refused = await operator('grant', 'user@example.com', 'admin');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      'nyckel: user@example.com has no second factor; an operator account must have an authenticator app (TOTP) or a passkey. ' +
+        'Ask them to add one under Account settings, then grant the role again.',
+    );
 
-    const revoked = await operator('revoke', 'user@example.com');
-    expect([revoked.code, revoked.stdout]).toEqual([0, 'user@example.com is no longer an operator (was admin).\n']);
+    const granted = await operator('grant', 'MFA@example.com');
+    expect([granted.code, granted.stdout]).toEqual([0, 'mfa@example.com is now an operator (support).\n']);
+    const promoted = await operator('grant', 'mfa@example.com', 'admin');
+    expect(promoted.stdout).toBe('mfa@example.com is now an operator (admin).\n');
+    expect((await operator('list')).stdout).toBe('mfa@example.com\tadmin\tMaja Mfa\noperator@example.com\tadmin\tOlivia Operator\n');
+
+    const revoked = await operator('revoke', 'mfa@example.com');
+    expect([revoked.code, revoked.stdout]).toEqual([0, 'mfa@example.com is no longer an operator (was admin).\n']);
 
     const unknown = await operator('grant', 'nobody@example.com', 'admin');
     expect([unknown.code, unknown.stderr.trim()]).toEqual([1, 'nyckel: no account with the email nobody@example.com']);

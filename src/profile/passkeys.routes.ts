@@ -1,0 +1,47 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { Context } from '../context.ts';
+import { registrationResponseSchema } from '../credentials/webauthn/webauthn.schemas.ts';
+import { parse } from '../http/validate.ts';
+import { finishPasskeyRegistration, listAccountPasskeys, removePasskey, startPasskeyRegistration } from './passkeys.service.ts';
+import { requireSignedIn } from './signed-in.ts';
+import type { ClientInfo } from './two-factor.service.ts';
+
+/** Control characters would end up in the audit log and the profile list. */
+const nameSchema = z
+  .string()
+  .trim()
+  .max(64)
+  .refine((name) => !/\p{Cc}/u.test(name), 'Invalid name');
+
+const verifyBody = z.object({ response: registrationResponseSchema, name: nameSchema.nullish() });
+
+/**
+ * The signed-in person's passkeys (portal session cookie; 401 `unauthorized` without one).
+ * Mounted on the api router: JSON, no-store, same-origin check on the state-changing calls.
+ */
+export function createPasskeysRouter(ctx: Context): Router {
+  const router = Router();
+  const info = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
+
+  router.get('/auth/passkeys', async (req, res) => {
+    res.json(await listAccountPasskeys(ctx, await requireSignedIn(ctx, req)));
+  });
+
+  router.post('/auth/passkeys/options', async (req, res) => {
+    res.json(await startPasskeyRegistration(ctx, await requireSignedIn(ctx, req)));
+  });
+
+  router.post('/auth/passkeys/verify', async (req, res) => {
+    const session = await requireSignedIn(ctx, req);
+    const { response, name } = parse(verifyBody, req.body ?? {});
+    res.status(201).json(await finishPasskeyRegistration(ctx, session, { response, name: name ?? undefined }, info(req)));
+  });
+
+  router.delete('/auth/passkeys/:id', async (req, res) => {
+    await removePasskey(ctx, await requireSignedIn(ctx, req), String(req.params.id), info(req));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,59 @@
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { findAccountById } from '../accounts/accounts.repository.ts';
+import type { Context } from '../context.ts';
+import { listPasskeys } from '../credentials/webauthn/passkeys.repository.ts';
+import { registerPasskey, registrationOptions, type PasskeyOwner, type RegisteredPasskey } from '../credentials/webauthn/registration.ts';
+import { errors } from '../http/app-error.ts';
+import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { removeCredential } from './credential-removal.ts';
+import { assertRecentSignIn } from './signed-in.ts';
+import type { ClientInfo } from './two-factor.service.ts';
+
+/** The name a passkey gets when the person gives none. */
+export const defaultPasskeyName = 'Passkey';
+
+/** A passkey as the profile lists it: never its key or counter. */
+export interface PasskeyListing {
+  id: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+async function ownerOf(ctx: Context, session: PortalSessionWithId): Promise<PasskeyOwner> {
+  const account = await findAccountById(ctx.db, session.account_id);
+  if (!account) throw errors.unauthorized();
+  return { id: session.id, account_id: account.id, email: account.email, name: account.name };
+}
+
+export async function listAccountPasskeys(ctx: Context, session: PortalSessionWithId): Promise<{ passkeys: PasskeyListing[] }> {
+  const passkeys = await listPasskeys(ctx.db, session.account_id);
+  return {
+    passkeys: passkeys.map((p) => ({ id: p.id, name: p.name ?? defaultPasskeyName, created_at: p.created_at, last_used_at: p.last_used_at })),
+  };
+}
+
+/**
+ * POST /auth/passkeys/options. Adding a way to sign in that skips TOTP needs a sign-in within the
+ * last 5 minutes, like adding or removing TOTP: a stolen session alone cannot plant its own key.
+ */
+export async function startPasskeyRegistration(ctx: Context, session: PortalSessionWithId): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  assertRecentSignIn(session, ctx.now());
+  return registrationOptions(ctx, await ownerOf(ctx, session));
+}
+
+/** POST /auth/passkeys/verify: checked again for a recent sign-in (the prompt may have waited). */
+export async function finishPasskeyRegistration(
+  ctx: Context,
+  session: PortalSessionWithId,
+  input: { response: RegistrationResponseJSON; name: string | undefined },
+  info: ClientInfo,
+): Promise<RegisteredPasskey> {
+  assertRecentSignIn(session, ctx.now());
+  return registerPasskey(ctx, await ownerOf(ctx, session), { response: input.response, name: input.name || defaultPasskeyName }, info);
+}
+
+/** DELETE /auth/passkeys/{id}: the profile's removal rules (recent sign-in, last way to sign in, operators). */
+export async function removePasskey(ctx: Context, session: PortalSessionWithId, id: string, info: ClientInfo): Promise<void> {
+  await removeCredential(ctx, session, id, info, 'webauthn');
+}
