@@ -28,6 +28,17 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** True when Nyckel is served over https or on a non-loopback host: cookies get `Secure`. */
   readonly secureCookies: boolean;
+  /** Upstream sign-in providers; a provider without a client id is absent (hidden, its routes refuse). */
+  readonly upstream: { readonly google?: UpstreamProviderConfig; readonly microsoft?: UpstreamProviderConfig };
+}
+
+export interface UpstreamProviderConfig {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Issuer (authority) whose discovery document is fetched on first use. */
+  readonly issuer: string;
+  /** Microsoft: tenant ids (`tid`) allowed to sign in; empty allows any. Always empty for Google. */
+  readonly allowedTenants: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -87,7 +98,31 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     oauthRateLimitPerMinute: env.OAUTH_RATE_LIMIT_PER_MINUTE,
     metricsToken: env.METRICS_TOKEN,
     secureCookies: issuerUrl.protocol === 'https:' || !loopback,
+    upstream: Object.freeze(upstreamProviders(env, production)),
   });
+}
+
+/**
+ * GOOGLE_* and MICROSOFT_*: a provider is on when its client id is set, and then needs its secret.
+ * Production talks to upstream issuers over https only.
+ */
+function upstreamProviders(env: Env, production: boolean): Config['upstream'] {
+  const one = (name: 'GOOGLE' | 'MICROSOFT', allowedTenants: readonly string[]): UpstreamProviderConfig | undefined => {
+    const clientId = env[`${name}_CLIENT_ID`];
+    if (!clientId) return undefined;
+    const clientSecret = env[`${name}_CLIENT_SECRET`];
+    if (!clientSecret) throw new ConfigError(`Invalid ${name}_CLIENT_SECRET: required when ${name}_CLIENT_ID is set`);
+    const issuer = env[`${name}_ISSUER`].replace(/\/$/, '');
+    if (production && new URL(issuer).protocol !== 'https:') throw new ConfigError(`Invalid ${name}_ISSUER: must be https in production`);
+    return Object.freeze({ clientId, clientSecret, issuer, allowedTenants: Object.freeze([...allowedTenants]) });
+  };
+  const tenants = (env.MICROSOFT_ALLOWED_TENANTS ?? '')
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== '');
+  const google = one('GOOGLE', []);
+  const microsoft = one('MICROSOFT', tenants);
+  return { ...(google ? { google } : {}), ...(microsoft ? { microsoft } : {}) };
 }
 
 interface DevSecrets {

@@ -62,6 +62,23 @@ export const envSchema = z.object({
   METRICS_TOKEN: optional(z.string().min(16)),
   /** URL of the sharing portal ("athena") stakeholders are sent to. */
   ATHENA_URL: optional(url(['http:', 'https:'])),
+  /** Google sign-in: OAuth client id; empty hides Google. */
+  GOOGLE_CLIENT_ID: optional(z.string().min(1)),
+  /** Google sign-in: OAuth client secret. */
+  GOOGLE_CLIENT_SECRET: optional(z.string().min(1)),
+  /** Google sign-in: issuer whose discovery document is used. */
+  GOOGLE_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), url(['http:', 'https:']).default('https://accounts.google.com')),
+  /** Microsoft sign-in: application (client) id; empty hides Microsoft. */
+  MICROSOFT_CLIENT_ID: optional(z.string().min(1)),
+  /** Microsoft sign-in: client secret. */
+  MICROSOFT_CLIENT_SECRET: optional(z.string().min(1)),
+  /** Microsoft sign-in: authority (issuer), tenant-specific or `organizations`. */
+  MICROSOFT_ISSUER: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    url(['http:', 'https:']).default('https://login.microsoftonline.com/organizations/v2.0'),
+  ),
+  /** Microsoft sign-in: comma-separated tenant ids (tid) allowed to sign in; empty allows any. */
+  MICROSOFT_ALLOWED_TENANTS: optional(z.string()),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -108,9 +108,14 @@ export function loginStart(email: string, query?: string | URLSearchParams): Pro
   return request('POST', `/auth/login/start${queryString(query)}`, { body: { email } });
 }
 
-export function loginPing(sessionId?: string | null): Promise<LoginPingResponse | undefined> {
+export async function loginPing(sessionId?: string | null): Promise<LoginPingResponse | undefined> {
   const query = sessionId ? new URLSearchParams({ session_id: sessionId }) : undefined;
-  return request('GET', `/auth/login/ping${queryString(query)}`);
+  const answer = await request<(LoginPingResponse & { session?: LoginSessionResponse | null }) | undefined>('GET', `/auth/login/ping${queryString(query)}`);
+  // The server answers { session, email } (spec: "session, email"); the page reads the session's
+  // fields flat, so a live session (e.g. back from Google with session_id) resumes its step.
+  if (!answer || !('session' in answer)) return answer;
+  const { session, ...rest } = answer;
+  return { ...(session ?? {}), ...rest, email: rest.email ?? session?.email ?? null };
 }
 
 export function verifyPassword(payload: {

@@ -41,6 +41,15 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
   weak_password: { key: 'errors.weak_password', kind: 'soft', useServerMessage: true },
   validation_error: { key: 'errors.validation_error', kind: 'soft', useServerMessage: true },
   network_error: { key: 'errors.network_error', kind: 'soft' },
+  // Back from Google or Microsoft (`/login?error=<type>`): the session, when still there, stays usable.
+  'oauth/provider_not_configured': { key: 'upstream.errors.provider_not_configured', kind: 'soft' },
+  'oauth/provider_unavailable': { key: 'upstream.errors.provider_unavailable', kind: 'soft' },
+  'oauth/state_mismatch': { key: 'upstream.errors.state_mismatch', kind: 'soft' },
+  'oauth/access_denied': { key: 'upstream.errors.access_denied', kind: 'soft' },
+  'oauth/provider_error': { key: 'upstream.errors.provider_error', kind: 'soft' },
+  'oauth/not_linked': { key: 'upstream.errors.not_linked', kind: 'soft' },
+  'oauth/identity_in_use': { key: 'upstream.errors.identity_in_use', kind: 'soft' },
+  'oauth/tenant_not_allowed': { key: 'upstream.errors.tenant_not_allowed', kind: 'soft' },
 };
 
 export const DEFAULT_LOGIN_ERROR: LoginError = { key: 'errors.failed_to_authenticate', kind: 'soft' };

@@ -1,15 +1,34 @@
-import type { LoginSessionResponse } from '../api/types.ts';
+import type { AvailableCredential, LoginSessionResponse } from '../api/types.ts';
+import type { ConfiguredProvider } from '../api/upstream.ts';
 
 export type Provider = 'google' | 'microsoft';
 
 export const PROVIDERS: readonly Provider[] = ['google', 'microsoft'];
 
-/** Upstream providers the account can sign in with: oidc credentials whose host names them. */
-export function signInProviders(session: LoginSessionResponse | null): Provider[] {
+/**
+ * Which provider an oidc credential belongs to. With the server's list (GET /auth/providers) its
+ * `provider` host must be that of a configured provider; without it, the host names the provider
+ * (`accounts.google.com`, `login.microsoftonline.com`).
+ */
+export function providerOf(credential: AvailableCredential, configured?: readonly ConfiguredProvider[] | null): Provider | null {
+  if (credential.type !== 'oidc') return null;
+  const host = (credential.provider ?? '').toLowerCase();
+  if (configured) return configured.find((provider) => provider.host.toLowerCase() === host)?.id ?? null;
+  return PROVIDERS.find((provider) => host.includes(provider)) ?? null;
+}
+
+/** Upstream providers the account can sign in with: its oidc credentials' providers. */
+export function signInProviders(session: LoginSessionResponse | null, configured?: readonly ConfiguredProvider[] | null): Provider[] {
   const credentials = session?.available_credentials ?? [];
-  return PROVIDERS.filter((provider) =>
-    credentials.some((credential) => credential.type === 'oidc' && (credential.provider ?? '').toLowerCase().includes(provider)),
-  );
+  return PROVIDERS.filter((provider) => credentials.some((credential) => providerOf(credential, configured) === provider));
+}
+
+/**
+ * The buttons of the credentials step: every configured provider (a first sign-in whose verified
+ * email is the account's links itself); before the list has loaded, none.
+ */
+export function credentialButtons(configured: readonly ConfiguredProvider[] | null): Provider[] {
+  return PROVIDERS.filter((provider) => configured?.some((c) => c.id === provider));
 }
 
 /** Whether the account has a password (an answer without a credential list counts as yes). */
@@ -18,19 +37,21 @@ export function hasPasswordCredential(session: LoginSessionResponse | null): boo
   return credentials.length === 0 || credentials.some((credential) => credential.type === 'password');
 }
 
+const firstFactorTypes = new Set(['password', 'oidc', 'webauthn']);
+
 /**
- * A single-provider account (exactly one credential, an upstream one) is sent straight to that
- * provider (spec section 2).
+ * A single-provider account (one upstream credential, no password, no passkey; a TOTP does not
+ * count) is sent straight to that provider (spec section 2).
  */
-export function singleProvider(session: LoginSessionResponse | null): Provider | null {
-  const credentials = session?.available_credentials ?? [];
-  if (credentials.length !== 1) return null;
-  const providers = signInProviders(session);
-  return providers.length === 1 ? (providers[0] ?? null) : null;
+export function singleProvider(session: LoginSessionResponse | null, configured?: readonly ConfiguredProvider[] | null): Provider | null {
+  const firstFactors = (session?.available_credentials ?? []).filter((credential) => firstFactorTypes.has(String(credential.type)));
+  if (firstFactors.length !== 1) return null;
+  return providerOf(firstFactors[0]!, configured);
 }
 
-/** Providers that may be linked on the create-credential step: the server's list, else both. */
-export function linkableProviders(session: LoginSessionResponse | null): Provider[] {
+/** Providers that may be linked on the create-credential step: the configured ones. */
+export function linkableProviders(session: LoginSessionResponse | null, configured?: readonly ConfiguredProvider[] | null): Provider[] {
+  if (configured) return credentialButtons(configured);
   const enabled = session?.enabled_providers;
   if (!Array.isArray(enabled)) return [...PROVIDERS];
   return PROVIDERS.filter((provider) => enabled.includes(provider));

@@ -5,6 +5,7 @@ import { Button } from '../../components/button.tsx';
 import { PasswordFields } from '../../components/password-fields.tsx';
 import type { LoginFlow } from '../login-flow.ts';
 import { isCreatePasswordValid } from '../password-rules.ts';
+import { useConfiguredProviders } from '../oauth-providers.ts';
 import { linkableProviders, providerLinkUrl } from '../providers.ts';
 import { useInactivity } from '../use-inactivity.ts';
 import { StepFrame } from './step-frame.tsx';
@@ -18,6 +19,7 @@ export function CreateCredentialStep({ flow }: { flow: LoginFlow }) {
   const { state, sessionId } = flow;
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
+  const configured = useConfiguredProviders();
   const skip = () => void flow.submit((id) => skipCreatePassword({ session_id: id }));
 
   useInactivity(AUTO_SKIP_MS, skip, !state.pending);
@@ -25,7 +27,7 @@ export function CreateCredentialStep({ flow }: { flow: LoginFlow }) {
   return (
     <StepFrame flow={flow} title={t('login.create_credential.title')} intro={<p>{t('login.create_credential.body')}</p>}>
       <div className="provider-buttons">
-        {linkableProviders(state.session).map((provider) => (
+        {linkableProviders(state.session, configured ?? []).map((provider) => (
           <a key={provider} className={`btn btn-secondary btn-provider provider-${provider}`} href={providerLinkUrl(provider, sessionId)}>
             {t(`login.create_credential.link_${provider}`)}
           </a>

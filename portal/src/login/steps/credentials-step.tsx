@@ -6,7 +6,9 @@ import { Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
 import { useAutoFocus } from '../../components/use-auto-focus.ts';
 import type { LoginFlow } from '../login-flow.ts';
-import { hasPasswordCredential, providerSignInUrl, signInProviders, singleProvider } from '../providers.ts';
+import { useConfiguredProviders } from '../oauth-providers.ts';
+import { credentialButtons, hasPasswordCredential, providerSignInUrl, singleProvider } from '../providers.ts';
+import { PasskeyButton, passkeyOffered } from './passkey-button.tsx';
 import { StepFrame } from './step-frame.tsx';
 
 export const RESET_EMAIL_KEY = 'reset_email';
@@ -23,10 +25,14 @@ export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsS
   const { state, sessionId } = flow;
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
-  const providers = signInProviders(state.session);
-  const showPassword = hasPasswordCredential(state.session) || providers.length === 0;
+  // Every configured provider: a first sign-in with a verified matching email links itself.
+  const configured = useConfiguredProviders();
+  const providers = credentialButtons(configured);
+  const passkey = passkeyOffered(state.session);
+  const showPassword = hasPasswordCredential(state.session) || (providers.length === 0 && !passkey);
   const firstProviderRef = useAutoFocus<HTMLAnchorElement>(!showPassword);
-  const only = allowAutoRedirect && !state.error ? singleProvider(state.session) : null;
+  const passkeyRef = useAutoFocus<HTMLButtonElement>(!showPassword && providers.length === 0);
+  const only = allowAutoRedirect && !state.error && configured ? singleProvider(state.session, configured) : null;
 
   // A single-provider account goes straight to its provider (spec section 2).
   useEffect(() => {
@@ -43,8 +49,9 @@ export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsS
 
   return (
     <StepFrame flow={flow} title={title}>
-      {providers.length > 0 && (
+      {(providers.length > 0 || passkey) && (
         <div className="provider-buttons">
+          {passkey && <PasskeyButton flow={flow} buttonRef={passkeyRef} />}
           {providers.map((provider, index) => (
             <a
               key={provider}
@@ -57,7 +64,7 @@ export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsS
           ))}
         </div>
       )}
-      {providers.length > 0 && showPassword && (
+      {(providers.length > 0 || passkey) && showPassword && (
         <p className="divider">
           <span>{t('login.credentials.or')}</span>
         </p>

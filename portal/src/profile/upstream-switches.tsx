@@ -1,0 +1,168 @@
+import { useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { useLocation } from 'wouter';
+import { deleteCredential } from '../api/client.ts';
+import type { AvailableCredential } from '../api/types.ts';
+import { profileLinkUrl, type ConfiguredProvider } from '../api/upstream.ts';
+import { ErrorAlert, Notice } from '../components/alert.tsx';
+import { Button } from '../components/button.tsx';
+import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { useConfiguredProviders } from '../login/oauth-providers.ts';
+import { providerOf, type Provider } from '../login/providers.ts';
+import { LOGIN_PATH, profileFailure, reauthUrl } from './profile-errors.ts';
+
+type Message = { kind: 'notice' | 'error'; text: string; reauth?: boolean } | null;
+
+interface UpstreamSwitchesProps {
+  credentials: readonly AvailableCredential[];
+  /** For the sign-in-again link when linking needs a recent sign-in. */
+  email?: string;
+  /** After an unlink: reload the profile (without it, the page reloads). */
+  onChanged?: () => void;
+}
+
+/**
+ * The profile's Google and Microsoft switches, for the providers the server has configured. On:
+ * the browser goes to /auth/link/oauth/{provider}?from=/profile and comes back with `linked` or
+ * `error` in the query. Off: after a confirmation, DELETE of that provider's credentials (the
+ * server refuses to remove the last way to sign in).
+ */
+export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwitchesProps) {
+  const { t } = useTranslation();
+  const configured = useConfiguredProviders();
+  const [message, setMessage] = useState<Message>(() => arrivalMessage(t));
+  const [confirming, setConfirming] = useState<Provider | null>(null);
+  const [pending, setPending] = useState<Provider | null>(null);
+  const [, navigate] = useLocation();
+
+  // The arrival's `linked` / `error` are shown once, then dropped from the address.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has('linked') && !url.searchParams.has('error')) return;
+    url.searchParams.delete('linked');
+    url.searchParams.delete('error');
+    window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`);
+  }, []);
+
+  if (!configured || configured.length === 0) return null;
+
+  const link = (provider: Provider) => {
+    setPending(provider);
+    setMessage({ kind: 'notice', text: t('upstream.switches.redirecting', { provider: t(`provider.${provider}`) }) });
+    window.location.assign(profileLinkUrl(provider, '/profile'));
+  };
+
+  const unlink = async (provider: Provider) => {
+    setPending(provider);
+    const name = t(`provider.${provider}`);
+    try {
+      for (const credential of linkedTo(credentials, provider, configured)) await deleteCredential(credential.id);
+      setMessage({ kind: 'notice', text: t('upstream.switches.unlinked', { provider: name }) });
+      (onChanged ?? (() => window.location.reload()))();
+    } catch (error) {
+      const failure = profileFailure(error);
+      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      const last = failure.kind === 'rejected' && failure.type === 'credential/last-sign-in-method';
+      setMessage({ kind: 'error', text: t(last ? 'upstream.switches.last_method' : 'errors.failed_to_remove_auth_method') });
+    } finally {
+      setPending(null);
+      setConfirming(null);
+    }
+  };
+
+  return (
+    <div className="upstream-switches" aria-labelledby="upstream-title">
+      <h3 id="upstream-title">{t('upstream.switches.title')}</h3>
+      <p className="muted" id="upstream-intro">
+        {t('upstream.switches.intro')}
+      </p>
+      {configured.map(({ id }) => {
+        const on = linkedTo(credentials, id, configured).length > 0;
+        return (
+          <div key={id} className="switch-row">
+            <label className="switch">
+              <input
+                type="checkbox"
+                role="switch"
+                checked={on}
+                aria-describedby="upstream-intro"
+                disabled={pending !== null}
+                onChange={() => {
+                  setMessage(null);
+                  if (on) setConfirming(id);
+                  else link(id);
+                }}
+              />
+              <span className="switch-track" aria-hidden="true" />
+              <span>{t('upstream.switches.label', { provider: t(`provider.${id}`) })}</span>
+            </label>
+            <span className={on ? 'switch-state on' : 'switch-state'} aria-hidden="true">
+              {on ? t('upstream.switches.on') : t('upstream.switches.off')}
+            </span>
+          </div>
+        );
+      })}
+      {confirming && (
+        <ConfirmUnlink provider={confirming} pending={pending !== null} onConfirm={() => void unlink(confirming)} onCancel={() => setConfirming(null)} />
+      )}
+      {message?.kind === 'notice' && <Notice message={message.text} />}
+      {message?.kind === 'error' && !message.reauth && <ErrorAlert message={message.text} />}
+      {message?.reauth && (
+        <div className="alert alert-info" role="alert">
+          <p className="reauth-text">{message.text}</p>
+          <a href={email ? reauthUrl(email) : LOGIN_PATH}>{t('profile.reauth.link')}</a>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function linkedTo(credentials: readonly AvailableCredential[], provider: Provider, configured: readonly ConfiguredProvider[]) {
+  return credentials.filter((credential) => providerOf(credential, configured) === provider);
+}
+
+/** The message of the redirect back from a link (`?linked=` or `?error=`). */
+function arrivalMessage(t: TFunction): Message {
+  const query = new URLSearchParams(window.location.search);
+  const linked = query.get('linked');
+  if (linked === 'google' || linked === 'microsoft') {
+    return { kind: 'notice', text: t('upstream.switches.linked', { provider: t(`provider.${linked}`) }) };
+  }
+  const error = query.get('error');
+  if (!error) return null;
+  if (error === 'reauthentication_required') return { kind: 'error', text: t('upstream.errors.reauthentication_required'), reauth: true };
+  const known = /^oauth\/(provider_not_configured|provider_unavailable|state_mismatch|access_denied|provider_error|not_linked|identity_in_use|tenant_not_allowed)$/.exec(error);
+  return { kind: 'error', text: t(known ? `upstream.errors.${known[1]}` : 'errors.unexpected_error') };
+}
+
+function ConfirmUnlink({ provider, pending, onConfirm, onCancel }: { provider: Provider; pending: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const { t } = useTranslation();
+  const id = useId();
+  const confirmRef = useAutoFocus<HTMLButtonElement>();
+  const name = t(`provider.${provider}`);
+  return (
+    <div
+      className="confirm-panel"
+      role="group"
+      aria-labelledby={`${id}-title`}
+      aria-describedby={`${id}-body`}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && !pending) onCancel();
+      }}
+    >
+      <p className="confirm-title" id={`${id}-title`}>
+        {t('upstream.switches.confirm_title', { provider: name })}
+      </p>
+      <p id={`${id}-body`}>{t('upstream.switches.confirm_body', { provider: name })}</p>
+      <div className="profile-actions">
+        <Button ref={confirmRef} type="button" className="btn-danger" loading={pending} onClick={onConfirm}>
+          {t('upstream.switches.confirm')}
+        </Button>
+        <Button type="button" variant="secondary" disabled={pending} onClick={onCancel}>
+          {t('upstream.switches.keep')}
+        </Button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { localPath, withParam } from './local-path.ts';
+
+describe('localPath', () => {
+  it.each([
+    ['/profile', '/profile'],
+    ['/profile?tab=methods', '/profile?tab=methods'],
+    ['/login/select-tenant', '/login/select-tenant'],
+  ])('follows the local path %s', (from, expected) => {
+    expect(localPath(from)).toBe(expected);
+  });
+
+  it.each([
+    '//evil.example',
+    '//evil.example/profile',
+    'https://evil.example',
+    'http://evil.example/profile',
+    '/\\evil',
+    '/\\/evil.example',
+    '\\\\evil.example',
+    'javascript:alert(1)',
+    'profile',
+    '',
+    '/pro\nfile',
+    '/\t/evil.example',
+    undefined,
+    42,
+    `/${'a'.repeat(600)}`,
+  ])('falls back to /profile for %j', (from) => {
+    expect(localPath(from)).toBe('/profile');
+  });
+});
+
+describe('withParam', () => {
+  it('adds or replaces one parameter', () => {
+    expect(withParam('/profile', 'error', 'oauth/access_denied')).toBe('/profile?error=oauth%2Faccess_denied');
+    expect(withParam('/profile?error=x&tab=1', 'error', 'y')).toBe('/profile?error=y&tab=1');
+  });
+});

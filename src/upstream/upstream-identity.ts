@@ -1,0 +1,64 @@
+import { upstreamErrors } from './upstream-errors.ts';
+import type { UpstreamProviderName } from './upstream-providers.ts';
+
+/** Who the upstream says signed in, from a validated ID token. Bound to an account by (issuer, subject). */
+export interface UpstreamIdentity {
+  provider: UpstreamProviderName;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  /** Only a literal `email_verified: true` counts. */
+  emailVerified: boolean;
+  /** Microsoft's tenant id (`tid`); null for Google. */
+  tenantId: string | null;
+}
+
+interface IdentityPolicy {
+  /** The issuer from discovery; Microsoft's `organizations` authority publishes `{tenantid}` in it. */
+  issuerTemplate: string;
+  /** Microsoft: allowed tenant ids (lower case); empty allows any. */
+  allowedTenants: readonly string[];
+}
+
+/**
+ * The identity of ID-token claims that openid-client has already validated (signature, aud, exp,
+ * nonce, iss). For Microsoft the issuer is checked once more here against the authority's
+ * template with the token's own `tid` substituted (openid-client does this only for the public
+ * login.microsoftonline.com host), and the tenant against the allow-list: a token from a tenant
+ * outside the list never reaches account lookup.
+ */
+export function identityFromClaims(provider: UpstreamProviderName, claims: Record<string, unknown>, policy: IdentityPolicy): UpstreamIdentity {
+  const { iss, sub, email, email_verified: emailVerified, tid } = claims;
+  if (typeof iss !== 'string' || typeof sub !== 'string' || sub === '') throw upstreamErrors.providerError();
+  let tenantId: string | null = null;
+  if (provider === 'microsoft') {
+    if (typeof tid !== 'string' || tid === '') throw upstreamErrors.providerError();
+    tenantId = tid.toLowerCase();
+    if (iss !== policy.issuerTemplate.replace('{tenantid}', tid)) throw upstreamErrors.providerError();
+    if (policy.allowedTenants.length > 0 && !policy.allowedTenants.includes(tenantId)) throw upstreamErrors.tenantNotAllowed();
+  } else if (iss !== policy.issuerTemplate) {
+    throw upstreamErrors.providerError();
+  }
+  return {
+    provider,
+    issuer: iss,
+    subject: sub,
+    email: typeof email === 'string' && email !== '' ? email : null,
+    emailVerified: emailVerified === true,
+    tenantId,
+  };
+}
+
+/**
+ * Whether a first upstream sign-in may link itself to the account the login session started
+ * for. Only when the upstream asserts, as a boolean `email_verified: true`, exactly the email
+ * the session started with (case-insensitively): then the upstream has proven control of that
+ * mailbox, which is what an email code proves too. Anything else (unverified, another address,
+ * no claim at all) must sign in another way first and link from the profile. Microsoft ID tokens
+ * carry no `email_verified` by default, and Entra's `email` is set by each tenant's admins (the
+ * "nOAuth" account-takeover pattern), so they never link on their own.
+ */
+export function mayLinkAutomatically(identity: UpstreamIdentity, sessionEmail: string): boolean {
+  if (!identity.emailVerified || identity.email === null) return false;
+  return identity.email.trim().toLowerCase() === sessionEmail.trim().toLowerCase();
+}

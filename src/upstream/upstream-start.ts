@@ -1,0 +1,111 @@
+import * as client from 'openid-client';
+import type { Context } from '../context.ts';
+import { AppError } from '../http/app-error.ts';
+import { assertState, requireLoginSession, type LoginSession } from '../login/login-session.ts';
+import { assertRecentSignIn } from '../profile/signed-in.ts';
+import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { localPath } from './local-path.ts';
+import { upstreamClient } from './upstream-client.ts';
+import { upstreamErrors } from './upstream-errors.ts';
+import { callbackUrl, isUpstreamProviderName, providerSettings, type UpstreamProviderName } from './upstream-providers.ts';
+import { loginUrl, profileUrl } from './upstream-redirects.ts';
+import { encodeUpstreamCookie, saveTransaction, type UpstreamTransaction } from './upstream-transaction.ts';
+
+/** Where the browser goes next, and the browser-binding cookie when it goes to the provider. */
+export interface StartRedirect {
+  location: string;
+  upstreamCookie?: string;
+}
+
+/** The provider named in the path, configured; else `oauth/provider_not_configured`. */
+export function configuredProvider(ctx: Pick<Context, 'config'>, raw: string): UpstreamProviderName {
+  if (!isUpstreamProviderName(raw) || !providerSettings(ctx.config, raw)) throw upstreamErrors.notConfigured();
+  return raw;
+}
+
+/**
+ * /auth/login/oauth/{provider} (sign in, from CredentialsRequired) and /auth/login/link/oauth/{provider}
+ * (link after the email code, from AskedCreateCredential). The login session must be this
+ * browser's (cookie) and in the step that offers the button. Any refusal goes back to /login with
+ * the error; the session, when there is one, stays where it was.
+ */
+export async function startFromLogin(
+  ctx: Context,
+  input: { provider: string; purpose: 'login' | 'link-after-code'; cookieId: string | undefined; sessionId: string },
+): Promise<StartRedirect> {
+  let session: LoginSession | null = null;
+  try {
+    session = await requireLoginSession(ctx, input.cookieId, input.sessionId);
+    assertState(session, input.purpose === 'login' ? 'CredentialsRequired' : 'AskedCreateCredential');
+    const provider = configuredProvider(ctx, input.provider);
+    return await begin(ctx, {
+      provider,
+      purpose: input.purpose,
+      login_session_id: session.id,
+      account_id: null,
+      from: null,
+      loginHint: session.email,
+    });
+  } catch (error) {
+    if (error instanceof AppError) return { location: loginUrl(session, error.type) };
+    throw error;
+  }
+}
+
+/**
+ * /auth/link/oauth/{provider}?from=: link from the profile. Changing how one signs in needs a
+ * sign-in within the last minutes (as for second factors): a stolen or forgotten-open session
+ * must not be able to add the thief's Google account as a way into this one. `from` is followed
+ * only when it is a local path.
+ */
+export async function startFromProfile(
+  ctx: Context,
+  input: { provider: string; from: unknown; portalSession: PortalSessionWithId | null },
+): Promise<StartRedirect> {
+  const from = localPath(input.from);
+  if (!input.portalSession) return { location: '/login' };
+  try {
+    assertRecentSignIn(input.portalSession, ctx.now());
+    const provider = configuredProvider(ctx, input.provider);
+    return await begin(ctx, {
+      provider,
+      purpose: 'link-from-profile',
+      login_session_id: null,
+      account_id: input.portalSession.account_id,
+      from,
+      loginHint: input.portalSession.email,
+    });
+  } catch (error) {
+    if (error instanceof AppError) return { location: profileUrl(from, error.type) };
+    throw error;
+  }
+}
+
+type BeginInput = Omit<UpstreamTransaction, 'state' | 'nonce' | 'code_verifier'> & { loginHint: string };
+
+/** Authorization code + PKCE (S256), with fresh state and nonce kept server-side for the callback. */
+async function begin(ctx: Context, input: BeginInput): Promise<StartRedirect> {
+  const configuration = await upstreamClient(ctx, input.provider);
+  const { loginHint, ...rest } = input;
+  const tx: UpstreamTransaction = {
+    ...rest,
+    state: client.randomState(),
+    nonce: client.randomNonce(),
+    code_verifier: client.randomPKCECodeVerifier(),
+  };
+  await saveTransaction(ctx, tx);
+  const url = client.buildAuthorizationUrl(configuration, {
+    redirect_uri: callbackUrl(ctx.config, tx.provider),
+    response_type: 'code',
+    scope: 'openid email profile',
+    state: tx.state,
+    nonce: tx.nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(tx.code_verifier),
+    code_challenge_method: 'S256',
+    login_hint: loginHint,
+  });
+  return {
+    location: url.href,
+    upstreamCookie: encodeUpstreamCookie({ state: tx.state, purpose: tx.purpose, loginSessionId: tx.login_session_id }),
+  };
+}

@@ -1,0 +1,80 @@
+import { Router, type Request, type Response } from 'express';
+import type { Context } from '../context.ts';
+import { limitByIp } from '../http/rate-limit.ts';
+import type { RequestInfo } from '../login/login-finish.ts';
+import { loginCookieId, loginCookieName, loginCookieOptions } from '../login/login-session.ts';
+import { deviceCookieId } from '../login/remembered-device.ts';
+import { getPortalSession, portalSessionId, setPortalSessionCookie } from '../session/portal-session.ts';
+import { completeCallback, type CallbackRedirect } from './upstream-callback.ts';
+import { configuredProviders } from './upstream-providers.ts';
+import { startFromLogin, startFromProfile, type StartRedirect } from './upstream-start.ts';
+import { upstreamCookie, upstreamCookieName, upstreamCookieOptions } from './upstream-transaction.ts';
+
+/**
+ * Google and Microsoft sign-in: browser redirects to the provider and back. Every answer is a 303
+ * (errors too, as `?error=<type>` on /login or /profile), except the providers list.
+ */
+export function createUpstreamRouter(ctx: Context): Router {
+  const router = Router();
+  const limited = limitByIp(ctx);
+  const query = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+
+  const toProvider = (res: Response, redirect: StartRedirect) => {
+    if (redirect.upstreamCookie) res.cookie(upstreamCookieName, redirect.upstreamCookie, upstreamCookieOptions(ctx.config));
+    res.redirect(303, redirect.location);
+  };
+
+  /** The providers this server has configured, for the portal's buttons and switches. */
+  router.get('/auth/providers', (_req, res) => {
+    res.json({ providers: configuredProviders(ctx.config) });
+  });
+
+  router.get('/auth/login/oauth/:provider', limited, async (req, res) => {
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id') };
+    toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'login' }));
+  });
+
+  router.get('/auth/login/link/oauth/:provider', limited, async (req, res) => {
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id') };
+    toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'link-after-code' }));
+  });
+
+  router.get('/auth/link/oauth/:provider', limited, async (req, res) => {
+    const portalSession = await getPortalSession(ctx, req);
+    toProvider(res, await startFromProfile(ctx, { provider: String(req.params.provider), from: req.query.from, portalSession }));
+  });
+
+  router.get('/auth/oauth/callback/:provider', limited, async (req, res) => {
+    const info: RequestInfo = {
+      ip: req.ip ?? null,
+      userAgent: req.get('user-agent') ?? null,
+      acceptLanguage: req.get('accept-language'),
+      portalSessionId: portalSessionId(ctx.config, req),
+      deviceId: deviceCookieId(req),
+    };
+    const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+    const redirect = await completeCallback(ctx, {
+      provider: String(req.params.provider),
+      query: new URLSearchParams(rawQuery),
+      cookie: upstreamCookie(req),
+      loginCookieId: loginCookieId(req),
+      portalSession: await getPortalSession(ctx, req),
+      info,
+    });
+    const { maxAge: _maxAge, ...cookieOptions } = upstreamCookieOptions(ctx.config);
+    res.clearCookie(upstreamCookieName, cookieOptions);
+    sendLoginCookies(res, redirect);
+    res.redirect(303, redirect.location);
+  });
+
+  /** At Done the login cookie goes and the new portal session's cookie arrives (as in login.routes.ts). */
+  const sendLoginCookies = (res: Response, redirect: CallbackRedirect) => {
+    const portal = redirect.login?.portalSession;
+    if (!portal) return;
+    setPortalSessionCookie(res, ctx.config, portal.id, portal.persistent);
+    const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
+    res.clearCookie(loginCookieName, options);
+  };
+
+  return router;
+}

@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, uniqueEmail } from '../login/fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { setCookies } from '../login/journey.ts';
+import { arrive, atProvider, auditActions, errorOf, locationOf, oidcCredentials, roundTrip, startLogin, toProvider } from './journey.ts';
+import { startUpstream, type TestUpstream } from './upstream-provider.ts';
+
+/**
+ * Signing in with Google and Microsoft, through real upstream OpenID providers on loopback
+ * (oidc-provider issuing Google- and Microsoft-shaped ID tokens) and the real app over HTTP.
+ */
+let t: TestApp;
+let google: TestUpstream;
+let microsoft: TestUpstream;
+
+beforeAll(async () => {
+  const nyckelOrigin = 'http://127.0.0.1:3000';
+  google = await startUpstream({ kind: 'google', nyckelOrigin });
+  microsoft = await startUpstream({ kind: 'microsoft', nyckelOrigin });
+  t = await startTestApp({ env: { ...google.env, ...microsoft.env, MICROSOFT_ALLOWED_TENANTS: microsoft.tenantId! } });
+});
+afterAll(async () => {
+  await t?.close();
+  await google?.close();
+  await microsoft?.close();
+});
+
+let subjects = 0;
+const newSubject = () => `sub-${(subjects += 1)}-${Date.now()}`;
+const host = (upstream: TestUpstream) => new URL(upstream.origin).host;
+
+/** An account with a password, in CredentialsRequired in a new browser. */
+async function atCredentials(options: { totp?: number } = {}) {
+  const account = await createAccount(t.ctx.db, { password: 'Correct-Horse-42!', ...options });
+  const browser = t.agent();
+  const sessionId = await startLogin(browser, account.email);
+  return { account, browser, sessionId };
+}
+
+const loginPath = (provider: string, sessionId: string) => `/auth/login/oauth/${provider}?session_id=${encodeURIComponent(sessionId)}`;
+
+describe('GET /auth/providers', () => {
+  it('lists the configured providers with the host their credentials carry', async () => {
+    const res = await t.agent().get('/auth/providers');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ providers: [{ id: 'google', host: host(google) }, { id: 'microsoft', host: host(microsoft) }] });
+  });
+});
+
+describe('first sign-in with an upstream identity', () => {
+  it('links when the upstream asserts email_verified: true for the session email, and signs in', async () => {
+    const { account, browser, sessionId } = await atCredentials();
+    const sub = newSubject();
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, email: account.email.toUpperCase(), email_verified: true } });
+    expect(locationOf(res)).toBe('/login/select-tenant');
+    expect(setCookies(res).get('nyckel_session')).toMatch(/HttpOnly/);
+    expect(await oidcCredentials(t, account.id)).toEqual([
+      { id: expect.any(String), provider: host(google), subject: sub, data: { issuer: google.issuer, upstream: 'google' } },
+    ]);
+    const audit = await auditActions(t, account.id);
+    expect(audit.find((e) => e.action === 'upstream.linked')?.details).toMatchObject({ provider: 'google', via: 'login-verified-email' });
+    expect(audit.find((e) => e.action === 'login.succeeded')?.details).toMatchObject({ method: 'oidc', amr: ['fed'] });
+    expect((await browser.get('/oauth2/userinfo')).body.email).toBe(account.email);
+  });
+
+  it.each([
+    ['an unverified email', (email: string) => ({ email, email_verified: false })],
+    ['email_verified as the string "true"', (email: string) => ({ email, email_verified: 'true' })],
+    ['a verified but different email', () => ({ email: uniqueEmail('other'), email_verified: true })],
+    ['no email at all', () => ({})],
+  ])('does not link with %s: oauth/not_linked, and the login session stays usable', async (_name, claims) => {
+    const { account, browser, sessionId } = await atCredentials();
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub: newSubject(), ...claims(account.email) } });
+    const location = locationOf(res);
+    expect(errorOf(location)).toBe('oauth/not_linked');
+    expect(new URL(location, 'http://x').searchParams.get('session_id')).toBe(sessionId);
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+    expect(setCookies(res).has('nyckel_session')).toBe(false);
+    const ping = await browser.get(`/auth/login/ping?session_id=${encodeURIComponent(sessionId)}`);
+    expect(ping.body.session.state).toBe('CredentialsRequired');
+  });
+
+  it('never links a Microsoft identity on its own, even with the session email (no email_verified claim)', async () => {
+    const { account, browser, sessionId } = await atCredentials();
+    const res = await roundTrip(browser, microsoft, loginPath('microsoft', sessionId), { account: { sub: newSubject(), email: account.email } });
+    expect(errorOf(locationOf(res))).toBe('oauth/not_linked');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+});
+
+describe('a linked identity', () => {
+  it('signs in again after the upstream email changed, matched by issuer and subject', async () => {
+    const { account, browser, sessionId } = await atCredentials();
+    const sub = newSubject();
+    await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, email: account.email, email_verified: true } });
+
+    const again = t.agent();
+    const second = await startLogin(again, account.email);
+    const res = await roundTrip(again, google, loginPath('google', second), { account: { sub, email: 'renamed@elsewhere.example', email_verified: false } });
+    expect(locationOf(res)).toBe('/login/select-tenant');
+    expect(await oidcCredentials(t, account.id)).toHaveLength(1);
+  });
+
+  it('still needs the TOTP code when the account has one: back to /login at MfaRequired', async () => {
+    const { account, browser, sessionId } = await atCredentials({ totp: 1 });
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub: newSubject(), email: account.email, email_verified: true } });
+    const location = locationOf(res);
+    expect(location).toBe(`/login?session_id=${encodeURIComponent(sessionId)}`);
+    expect(setCookies(res).has('nyckel_session')).toBe(false);
+    const ping = await browser.get(`/auth/login/ping?session_id=${encodeURIComponent(sessionId)}`);
+    expect(ping.body.session.state).toBe('MfaRequired');
+  });
+
+  it('of another account is refused for this one: oauth/identity_in_use', async () => {
+    const first = await atCredentials();
+    const sub = newSubject();
+    await roundTrip(first.browser, google, loginPath('google', first.sessionId), { account: { sub, email: first.account.email, email_verified: true } });
+    const other = await atCredentials();
+    const res = await roundTrip(other.browser, google, loginPath('google', other.sessionId), { account: { sub, email: other.account.email, email_verified: true } });
+    expect(errorOf(locationOf(res))).toBe('oauth/identity_in_use');
+    expect(await oidcCredentials(t, other.account.id)).toEqual([]);
+  });
+});
+
+describe('refused callbacks link nothing', () => {
+  /** A trip up to the callback URL that would link (verified, matching email). */
+  async function pendingCallback(upstream: TestUpstream = google) {
+    const { account, browser, sessionId } = await atCredentials();
+    const authorization = await toProvider(browser, loginPath(upstream.kind, sessionId));
+    return { account, browser, sessionId, authorization, linking: { account: { sub: newSubject(), email: account.email, email_verified: true } } };
+  }
+
+  it('a replayed callback: oauth/state_mismatch', async () => {
+    const { account, browser, authorization, linking } = await pendingCallback();
+    const callback = await atProvider(google, authorization, linking);
+    expect(locationOf(await arrive(browser, callback))).toBe('/login/select-tenant');
+    const replay = await arrive(browser, callback);
+    expect(errorOf(locationOf(replay))).toBe('oauth/state_mismatch');
+    expect(await oidcCredentials(t, account.id)).toHaveLength(1);
+  });
+
+  it('a wrong state: oauth/state_mismatch', async () => {
+    const { account, browser, authorization, linking } = await pendingCallback();
+    const callback = await atProvider(google, authorization, linking);
+    callback.searchParams.set('state', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(errorOf(locationOf(await arrive(browser, callback)))).toBe('oauth/state_mismatch');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('a callback opened in another browser (no binding cookie): oauth/state_mismatch, and it is spent', async () => {
+    const { account, browser, authorization, linking } = await pendingCallback();
+    const callback = await atProvider(google, authorization, linking);
+    expect(errorOf(locationOf(await arrive(t.agent(), callback)))).toBe('oauth/state_mismatch');
+    expect(errorOf(locationOf(await arrive(browser, callback)))).toBe('oauth/state_mismatch');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('a wrong nonce in the ID token: oauth/provider_error', async () => {
+    const { account, browser, authorization, linking } = await pendingCallback();
+    const tampered = new URL(authorization);
+    tampered.searchParams.set('nonce', 'not-the-nonce-nyckel-sent');
+    const callback = await atProvider(google, tampered.href, linking);
+    expect(errorOf(locationOf(await arrive(browser, callback)))).toBe('oauth/provider_error');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('issuer mix-up (a code from Google presented on the Microsoft callback): oauth/state_mismatch', async () => {
+    const { account, browser, authorization, linking } = await pendingCallback(google);
+    const callback = await atProvider(google, authorization, linking);
+    const mixed = new URL(callback);
+    mixed.pathname = '/auth/oauth/callback/microsoft';
+    expect(errorOf(locationOf(await arrive(browser, mixed)))).toBe('oauth/state_mismatch');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('the person cancels at the provider: oauth/access_denied', async () => {
+    const { account, browser, sessionId, authorization } = await pendingCallback();
+    const callback = await atProvider(google, authorization, { error: 'access_denied', description: 'the person cancelled' });
+    const location = locationOf(await arrive(browser, callback));
+    expect(errorOf(location)).toBe('oauth/access_denied');
+    expect(location).toContain(`session_id=${encodeURIComponent(sessionId)}`);
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('the provider fails: oauth/provider_error', async () => {
+    const { account, browser, authorization } = await pendingCallback(microsoft);
+    const callback = await atProvider(microsoft, authorization, { error: 'temporarily_unavailable' });
+    expect(errorOf(locationOf(await arrive(browser, callback)))).toBe('oauth/provider_error');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+});
+
+describe('starting a sign-in', () => {
+  it('needs this browser’s login session in CredentialsRequired', async () => {
+    const { sessionId } = await atCredentials();
+    const stranger = await t.agent().get(loginPath('google', sessionId)).redirects(0);
+    expect(locationOf(stranger)).toBe('/login?error=login_session_missing');
+    const fresh = t.agent();
+    const otpSession = await startLogin(fresh, uniqueEmail('nobody'), 'OTPRequired');
+    expect(errorOf(locationOf(await fresh.get(loginPath('google', otpSession)).redirects(0)))).toBe('invalid_login_session_state');
+  });
+
+  it('answers oauth/provider_not_configured for a provider Nyckel does not have', async () => {
+    const { browser, sessionId } = await atCredentials();
+    expect(errorOf(locationOf(await browser.get(loginPath('facebook', sessionId)).redirects(0)))).toBe('oauth/provider_not_configured');
+  });
+
+  it('sends PKCE (S256), state, nonce and the registered redirect URI, and binds the browser with a cookie', async () => {
+    const { browser, sessionId, account } = await atCredentials();
+    const res = await browser.get(loginPath('google', sessionId)).redirects(0);
+    const url = new URL(locationOf(res));
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      client_id: google.clientId,
+      response_type: 'code',
+      scope: 'openid email profile',
+      redirect_uri: 'http://127.0.0.1:3000/auth/oauth/callback/google',
+      code_challenge_method: 'S256',
+      login_hint: account.email,
+    });
+    for (const name of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(name)).toMatch(/^[\w-]{43}$/);
+    const cookie = setCookies(res).get('nyckel_upstream') ?? '';
+    for (const attribute of [/Path=\/auth(;|$)/, /HttpOnly/, /SameSite=Lax/, /Max-Age=600/]) expect(cookie).toMatch(attribute);
+  });
+});
