@@ -7,7 +7,8 @@ export type MailTemplate =
   | { kind: 'unknown_account' }
   | { kind: 'reset_link'; link: string; minutes: number }
   | { kind: 'migration_reset_link'; link: string; minutes: number }
-  | { kind: 'password_changed' };
+  | { kind: 'password_changed' }
+  | { kind: 'password_setup_link'; link: string; minutes: number };
 
 interface Rendered {
   subject: string;
@@ -47,6 +48,11 @@ const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<Mail
       subject: 'Your password was changed',
       lines: ['The password of your account was just changed.', 'If this was not you, reset your password at once and contact your administrator.'],
     }),
+    password_setup_link: (t) => ({
+      subject: 'Set a password for your account',
+      lines: ['You asked to sign in with a password from now on. Open this link to choose one:', `The link is valid for ${t.minutes} minutes and can be used once. If you did not ask for it, you can ignore this email.`],
+      action: { text: 'Set a password', href: t.link },
+    }),
   },
   sv: {
     email_code: (t) => ({
@@ -77,6 +83,11 @@ const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<Mail
     password_changed: () => ({
       subject: 'Ditt lösenord har ändrats',
       lines: ['Lösenordet till ditt konto har just ändrats.', 'Om det inte var du, återställ lösenordet direkt och kontakta din administratör.'],
+    }),
+    password_setup_link: (t) => ({
+      subject: 'Välj ett lösenord för ditt konto',
+      lines: ['Du har bett om att kunna logga in med lösenord. Öppna länken för att välja ett:', `Länken gäller i ${t.minutes} minuter och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
+      action: { text: 'Välj ett lösenord', href: t.link },
     }),
   },
 };

@@ -1,7 +1,7 @@
 import { findAccountById } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
-import { countCredentials, listCredentials, type CredentialRecord } from '../credentials/credentials.repository.ts';
+import { countCredentials, listCredentials, type CredentialRecord, type CredentialType } from '../credentials/credentials.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { errors } from '../http/app-error.ts';
 import { firstFactorCredentials } from '../login/next-step.ts';
@@ -34,14 +34,23 @@ const secondFactorTypes = new Set(['totp', 'webauthn']);
  *    passkey credential → 409 `credential/last-sign-in-method`. A User that never had one has
  *    nothing to remove, and a Stakeholder may remove its last one and sign in by email code, as
  *    the spec allows for everyone. TOTP is never a way to sign in on its own and is not counted.
- * 4. Removing a second factor (TOTP, passkey) needs a sign-in within the last 5 minutes → 403
- *    `reauthentication_required`: a stolen session alone cannot strip an account's MFA.
+ * 4. Every removal changes how the person signs in, so it needs a sign-in within the last 5
+ *    minutes → 403 `reauthentication_required`: a stolen or forgotten-open session alone cannot
+ *    strip an account's MFA or its upstream and password sign-ins.
  * 5. An operator account keeps a TOTP or a passkey → 409 `credential/second-factor-required`.
  *
- * On success (204) the removal is audited; when the account's last TOTP goes, its remembered
+ * On success (204) the removal is audited (`passkey.removed` for a passkey, else
+ * `credential.removed`); when the account's last TOTP goes, its remembered
  * devices go too.
  */
-export async function removeCredential(ctx: Context, session: PortalSessionWithId, credentialId: string, info: ClientInfo): Promise<void> {
+export async function removeCredential(
+  ctx: Context,
+  session: PortalSessionWithId,
+  credentialId: string,
+  info: ClientInfo,
+  /** Only a credential of this type may go (DELETE /auth/passkeys/{id}); any other id is 404. */
+  onlyType?: CredentialType,
+): Promise<void> {
   if (!uuid.test(credentialId)) throw errors.notFound();
   const now = ctx.now();
   const { removed, rest } = await ctx.db.transaction(async (trx) => {
@@ -50,23 +59,21 @@ export async function removeCredential(ctx: Context, session: PortalSessionWithI
     if (!account) throw errors.unauthorized();
     const credentials = await listCredentials(trx, account.id);
     const target = credentials.find((c) => c.id === credentialId);
-    if (!target) throw errors.notFound();
+    if (!target || (onlyType && target.type !== onlyType)) throw errors.notFound();
     const others = credentials.filter((c) => c.id !== target.id);
 
     if (target.type === 'password' && account.is_user) throw profileErrors.passwordRequired();
     if (account.is_user && firstFactorTypes.has(target.type) && firstFactorCredentials(countCredentials(others)) === 0) {
       throw profileErrors.lastSignInMethod();
     }
-    if (secondFactorTypes.has(target.type)) {
-      assertRecentSignIn(session, now);
-      if ((await isOperator(trx, account.id)) && !others.some((c) => secondFactorTypes.has(c.type))) {
-        throw profileErrors.operatorSecondFactor();
-      }
+    assertRecentSignIn(session, now);
+    if (secondFactorTypes.has(target.type) && (await isOperator(trx, account.id)) && !others.some((c) => secondFactorTypes.has(c.type))) {
+      throw profileErrors.operatorSecondFactor();
     }
 
     await deleteCredential(trx, target.id);
     await recordAudit(trx, {
-      action: 'credential.removed',
+      action: target.type === 'webauthn' ? 'passkey.removed' : 'credential.removed',
       actor_id: account.id,
       target_account_id: account.id,
       ip: info.ip,

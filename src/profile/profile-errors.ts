@@ -12,4 +12,7 @@ export const profileErrors = {
     new AppError('credential/last-sign-in-method', 409, 'This is your last way to sign in besides email codes; add another one first'),
   operatorSecondFactor: () =>
     new AppError('credential/second-factor-required', 409, 'An operator account must keep an authenticator app or a passkey'),
+  noPassword: () => new AppError('password/none', 409, 'This account has no password to change'),
+  currentPasswordInvalid: () => new AppError('password/current-invalid', 403, 'The current password is not correct'),
+  jsonRequired: () => new AppError('unsupported_media_type', 415, 'Send the request as application/json'),
 };

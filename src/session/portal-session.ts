@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import type { CookieOptions, Request, Response } from 'express';
 import type { Config } from '../config/index.ts';
@@ -33,6 +33,16 @@ export const portalCookieName = 'nyckel_session';
 
 const key = (id: string) => `session:${id}`;
 const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
+/** The uids of the oidc-provider sessions this portal session signed in (see linkOidcSession). */
+const oidcLinks = (id: string) => `session:${id}:oidc`;
+
+/**
+ * The name of a session in the profile's list: it names the session without being usable as its
+ * cookie (the id itself is the bearer secret and never leaves the server).
+ */
+export function publicSessionId(id: string): string {
+  return createHash('sha256').update(`nyckel session:${id}`).digest('base64url');
+}
 
 export function portalCookieOptions(config: Config, persistent: boolean): CookieOptions {
   return {
@@ -53,8 +63,10 @@ export async function createPortalSession(
 ): Promise<PortalSessionWithId> {
   const id = randomBytes(32).toString('base64url');
   const session: PortalSession = { ...data, created_at: Math.floor(ctx.now().getTime() / 1000) };
-  await ctx.store.set(key(id), JSON.stringify(session), portalSessionTtlSeconds);
-  await ctx.store.sadd(accountIndex(data.account_id), id, portalSessionTtlSeconds);
+  await Promise.all([
+    ctx.store.set(key(id), JSON.stringify(session), portalSessionTtlSeconds),
+    ctx.store.sadd(accountIndex(data.account_id), id, portalSessionTtlSeconds),
+  ]);
   return { id, ...session };
 }
 
@@ -67,6 +79,21 @@ export async function destroyPortalSession(ctx: SessionContext, id: string): Pro
   // One atomic read-and-delete: the session is gone before anything else is awaited.
   const raw = await ctx.store.getDel(key(id));
   if (raw) await ctx.store.srem(accountIndex((JSON.parse(raw) as PortalSession).account_id), id);
+  await ctx.store.del(oidcLinks(id));
+}
+
+/**
+ * Records that this portal session finished an OAuth interaction on the oidc-provider session
+ * `uid` (the browser's OP session): the profile then shows that session's applications under it,
+ * and signing the portal session out also revokes their grants. A set, so concurrent interactions
+ * never lose each other's uid.
+ */
+export async function linkOidcSession(ctx: SessionContext, portalSessionId: string, uid: string): Promise<void> {
+  await ctx.store.sadd(oidcLinks(portalSessionId), uid, portalSessionTtlSeconds);
+}
+
+export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: string): Promise<string[]> {
+  return ctx.store.smembers(oidcLinks(portalSessionId));
 }
 
 /** Live sessions of an account; ids whose session expired are pruned from the index. */
@@ -83,7 +110,7 @@ export async function listPortalSessions(ctx: SessionContext, accountId: string)
 /** Signs the account out everywhere (after a password reset, or by an operator). */
 export async function destroyAccountPortalSessions(ctx: SessionContext, accountId: string): Promise<void> {
   const ids = await ctx.store.smembers(accountIndex(accountId));
-  if (ids.length > 0) await ctx.store.del(...ids.map(key), accountIndex(accountId));
+  if (ids.length > 0) await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));
 }
 
 /**

@@ -142,9 +142,10 @@ describe('failed profile calls', () => {
     expect(activateOutcome(failure)).toBe(outcome);
   });
 
-  it('sends the person to sign in again with their email', () => {
-    expect(reauthUrl('anna+test@example.com')).toBe('/login?email=anna%2Btest%40example.com');
-    expect(new URLSearchParams(reauthUrl('anna+test@example.com').split('?')[1]).get('email')).toBe('anna+test@example.com');
+  it('sends the person to sign in again with their email, and back to the profile page they were on', () => {
+    expect(reauthUrl('anna+test@example.com')).toBe('/login?email=anna%2Btest%40example.com&return_to=%2Fprofile');
+    const query = new URLSearchParams(reauthUrl('anna+test@example.com', '/profile/credentials/totp/setup').split('?')[1]);
+    expect([query.get('email'), query.get('return_to')]).toEqual(['anna+test@example.com', '/profile/credentials/totp/setup']);
   });
 });
 

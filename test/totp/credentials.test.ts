@@ -89,11 +89,14 @@ describe('DELETE /oauth2/userinfo/credentials/{id}', () => {
     expect((await remove(browser, google!)).status).toBe(204);
   });
 
-  it('removes an upstream credential of a User with a password without a recent sign-in', async () => {
+  it('refuses to remove an upstream credential without a recent sign-in (every sign-in method needs one)', async () => {
     const { account, browser } = await signedIn({ totp: 0, oidc: ['accounts.google.com'] });
     t.ctx.advance(10 * 60_000);
     const [google] = await credentialIds(account, 'oidc');
-    expect((await remove(browser, google!)).status).toBe(204);
+    const res = await remove(browser, google!);
+    expect(res.status).toBe(403);
+    expect(res.body.detail[0].type).toBe('reauthentication_required');
+    expect(await credentialIds(account, 'oidc')).toEqual([google]);
   });
 
   it('removes TOTP within 5 minutes of signing in; the next sign-in asks no code and remembered devices are gone', async () => {

@@ -5,16 +5,22 @@ export const SHARING_PORTAL_PATH = '/auth/athena';
 
 /**
  * Where a finished sign-in goes (spec section 2, Done), in this order:
- * 1. the server's `redirect_to` (it finished an OAuth interaction) — only when same-origin, so a
- *    tampered answer cannot turn the login page into an open redirect;
- * 2. `client_id` in the query → `/oauth2/authorize` with the current query;
- * 3. a stakeholder who is not a user → the sharing portal;
- * 4. otherwise the tenant selection.
+ * 1. `return_to` in the query (a local path: /profile sends a person to sign in again and back),
+ *    unless the sign-in belongs to an OAuth request (`interaction` or `client_id` in the query);
+ * 2. the server's `redirect_to` (an interaction to finish, or its choice of tenant selection or
+ *    sharing portal) — only when same-origin, so a tampered answer cannot turn the login page
+ *    into an open redirect;
+ * 3. `client_id` in the query → `/oauth2/authorize` with the current query;
+ * 4. a stakeholder who is not a user → the sharing portal;
+ * 5. otherwise the tenant selection.
  */
 export function doneTarget(session: LoginSessionResponse, search: string, origin: string): string {
+  const query = new URLSearchParams(search);
+  const oauth = query.has('interaction') || query.has('client_id');
+  const returnTo = oauth ? null : localPath(query.get('return_to'));
+  if (returnTo) return returnTo;
   const redirect = sameOriginPath(session.redirect_to, origin);
   if (redirect) return redirect;
-  const query = new URLSearchParams(search);
   if (query.get('client_id')) return `/oauth2/authorize?${query.toString()}`;
   if (session.is_stakeholder && !session.is_user) return SHARING_PORTAL_PATH;
   return SELECT_TENANT_PATH;
@@ -31,4 +37,16 @@ export function sameOriginPath(target: string | null | undefined, origin: string
   }
   if (url.origin !== origin || !['http:', 'https:'].includes(url.protocol)) return null;
   return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/**
+ * `return_to` only ever names a page of this site: one leading `/` and no second one or
+ * backslash after it (`//evil.example` and `/\evil.example` are other hosts to a browser), no
+ * control characters or whitespace. Anything else is ignored, never followed.
+ */
+export function localPath(target: string | null | undefined): string | null {
+  if (!target || target.length > 512) return null;
+  if (!target.startsWith('/') || target.startsWith('//') || target.startsWith('/\\')) return null;
+  if (/[\\\s\u0000-\u001f\u007f]/.test(target)) return null;
+  return target;
 }

@@ -2,19 +2,30 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { UserInfo } from '../api/types.ts';
 import { initialsOf } from './initials.ts';
+import { LanguageSetting } from './language-setting.tsx';
+import { NameSetting } from './name-setting.tsx';
 
-/** Avatar, name and the email address (read-only: it is the account's identity). */
-export function AccountSummary({ user }: { user: UserInfo }) {
+interface AccountSummaryProps {
+  user: UserInfo;
+  /** A saved change: the page updates the user info it shows. */
+  onChange: (change: Partial<UserInfo>) => void;
+}
+
+/** Avatar, name (editable), the email address (read-only: it is the account's identity) and language. */
+export function AccountSummary({ user, onChange }: AccountSummaryProps) {
   const { t } = useTranslation();
   return (
     <div className="profile-summary">
       <Avatar user={user} />
-      <dl className="details">
-        <dt>{t('profile.name')}</dt>
-        <dd>{user.name || '—'}</dd>
-        <dt>{t('profile.email')}</dt>
-        <dd>{user.email}</dd>
-      </dl>
+      <div className="summary-main">
+        <dl className="details">
+          <dt>{t('profile.name')}</dt>
+          <NameSetting name={user.name ?? ''} onSaved={(name) => onChange({ name })} />
+          <dt>{t('profile.email')}</dt>
+          <dd>{user.email}</dd>
+        </dl>
+        <LanguageSetting onSaved={(locale) => onChange({ locale })} />
+      </div>
     </div>
   );
 }

@@ -2,7 +2,7 @@
  * What a failed profile call means for the page. The server's `type` decides; the portal never
  * guesses from the status alone except where the contract gives no type.
  * - signed-out: the session is gone (401 other than a wrong code) → /login;
- * - reauth: the change needs a sign-in within the last 5 minutes → /login?email=…;
+ * - reauth: the change needs a sign-in within the last 5 minutes → /login?email=…&return_to=…;
  * - network: no answer, or the service is down;
  * - rejected: the server refused this one call (its `type` says why).
  */
@@ -33,9 +33,12 @@ export function profileFailure(error: unknown): ProfileFailure {
   return { kind: 'rejected', status: error.status, type };
 }
 
-/** Where a person goes to sign in again: the login page, starting at once with their email. */
-export function reauthUrl(email: string): string {
-  return `/login?${new URLSearchParams({ email }).toString()}`;
+/**
+ * Where a person goes to sign in again: the login page, starting at once with their email, and
+ * back to `returnTo` (the page they were on) when done.
+ */
+export function reauthUrl(email: string, returnTo = '/profile'): string {
+  return `/login?${new URLSearchParams({ email, return_to: returnTo }).toString()}`;
 }
 
 export const LOGIN_PATH = '/login';

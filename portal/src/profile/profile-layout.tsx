@@ -3,8 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { LanguageSwitcher } from '../components/language-switcher.tsx';
 import './profile.css';
 
-/** The public pages' frame (brand, card, language selector) with a wider card for settings. */
-export function ProfileLayout({ title, children }: { title: string; children: ReactNode }) {
+/**
+ * The public pages' frame (brand, card, language selector) with a wider card for settings. The
+ * account settings page has its own language select, saved on the account, instead of the flags.
+ */
+export function ProfileLayout({ title, children, showLanguages = true }: { title: string; children: ReactNode; showLanguages?: boolean }) {
   const { t } = useTranslation();
   const name = t('app.name');
   useEffect(() => {
@@ -21,7 +24,7 @@ export function ProfileLayout({ title, children }: { title: string; children: Re
         </header>
         {children}
       </main>
-      <LanguageSwitcher />
+      {showLanguages && <LanguageSwitcher />}
     </div>
   );
 }

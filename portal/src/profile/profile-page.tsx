@@ -4,8 +4,13 @@ import { tfaDevices } from '../api/client.ts';
 import type { UserInfo } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
+import i18n, { currentLanguage } from '../i18n/index.ts';
 import { AccountSummary } from './account-summary.tsx';
+import { ActiveSessions } from './active-sessions.tsx';
+import { PasswordChange } from './password-change.tsx';
+import { RecentActivity } from './recent-activity.tsx';
 import { arrivalNotice } from './profile-navigation.ts';
+import { PasskeysSection } from './passkeys-section.tsx';
 import { ProfileLayout } from './profile-layout.tsx';
 import { RememberedDevices } from './remembered-devices.tsx';
 import { SignInMethods } from './sign-in-methods.tsx';
@@ -17,6 +22,7 @@ import { useUserInfo } from './use-userinfo.ts';
 export function ProfilePage() {
   const { t } = useTranslation();
   const info = useUserInfo();
+  useSavedLanguage(info.state.status === 'ready' ? info.state.data.locale : undefined);
   // Read once, then dropped from the history entry so a reload does not repeat it.
   const [notice] = useState(() => arrivalNotice(window.history.state));
   useEffect(() => {
@@ -24,7 +30,7 @@ export function ProfilePage() {
   }, [notice]);
 
   return (
-    <ProfileLayout title={t('profile.title')}>
+    <ProfileLayout title={t('profile.title')} showLanguages={false}>
       <section className="step profile">
         <h1 id="profile-title">{t('profile.title')}</h1>
         {/* Shown while it is true: turning two-factor off again on this page removes it. */}
@@ -44,7 +50,9 @@ export function ProfilePage() {
             </Button>
           </>
         )}
-        {info.state.status === 'ready' && <ProfileSections user={info.state.data} reloadUser={info.reload} />}
+        {info.state.status === 'ready' && (
+          <ProfileSections user={info.state.data} reloadUser={info.reload} updateUser={(change) => info.update((user) => ({ ...user, ...change }))} />
+        )}
       </section>
     </ProfileLayout>
   );
@@ -52,13 +60,27 @@ export function ProfilePage() {
 
 const hasTotp = (user: UserInfo) => (user.available_credentials ?? []).some((credential) => credential.type === 'totp');
 
-function ProfileSections({ user, reloadUser }: { user: UserInfo; reloadUser: () => void }) {
+/** The language saved on the account wins when the profile loads (the portal's language switches at once). */
+function useSavedLanguage(locale: string | null | undefined) {
+  useEffect(() => {
+    if ((locale === 'sv' || locale === 'en') && locale !== currentLanguage()) void i18n.changeLanguage(locale);
+  }, [locale]);
+}
+
+interface SectionsProps {
+  user: UserInfo;
+  reloadUser: () => void;
+  updateUser: (change: Partial<UserInfo>) => void;
+}
+
+function ProfileSections({ user, reloadUser, updateUser }: SectionsProps) {
   const devices = useLoad(tfaDevices);
   const credentials = user.available_credentials ?? [];
   return (
     <>
-      <AccountSummary user={user} />
-      <SignInMethods credentials={credentials} />
+      <AccountSummary user={user} onChange={updateUser} />
+      <SignInMethods credentials={credentials} user={user} onChanged={reloadUser} />
+      {credentials.some((credential) => credential.type === 'password') && <PasswordChange onChanged={reloadUser} />}
       <TwoFactorSection
         email={user.email}
         credentials={credentials}
@@ -67,7 +89,10 @@ function ProfileSections({ user, reloadUser }: { user: UserInfo; reloadUser: () 
           devices.reload();
         }}
       />
+      <PasskeysSection email={user.email} onChanged={reloadUser} />
       <RememberedDevices email={user.email} devices={devices} />
+      <ActiveSessions />
+      <RecentActivity />
     </>
   );
 }

@@ -8,14 +8,14 @@ export const REAUTH_REDIRECT_DELAY_MS = 3000;
 
 /**
  * A change refused with 403 reauthentication_required (sign-in older than 5 minutes): say why,
- * then send the person to /login with their email, where they sign in again.
+ * then send the person to /login with their email, where they sign in again and come back here.
  */
 export function useReauthentication(email: string): { required: boolean; require: () => void } {
   const [, navigate] = useLocation();
   const [required, setRequired] = useState(false);
   useEffect(() => {
     if (!required) return;
-    const timer = window.setTimeout(() => navigate(reauthUrl(email)), REAUTH_REDIRECT_DELAY_MS);
+    const timer = window.setTimeout(() => navigate(reauthUrl(email, window.location.pathname)), REAUTH_REDIRECT_DELAY_MS);
     return () => window.clearTimeout(timer);
   }, [required, email, navigate]);
   return { required, require: () => setRequired(true) };
@@ -26,7 +26,7 @@ export function ReauthNotice({ email }: { email: string }) {
   return (
     <div className="alert alert-info" role="alert">
       <p className="reauth-text">{t('profile.reauth.body')}</p>
-      <a href={reauthUrl(email)}>{t('profile.reauth.link')}</a>
+      <a href={reauthUrl(email, window.location.pathname)}>{t('profile.reauth.link')}</a>
     </div>
   );
 }

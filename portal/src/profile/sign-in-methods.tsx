@@ -1,17 +1,27 @@
 import { useTranslation } from 'react-i18next';
-import type { AvailableCredential } from '../api/types.ts';
+import type { AvailableCredential, UserInfo } from '../api/types.ts';
 import { PROVIDERS } from '../login/providers.ts';
+import { PasswordSwitch } from './password-switch.tsx';
+import { UpstreamSwitches } from './upstream-switches.tsx';
+
+interface SignInMethodsProps {
+  credentials: readonly AvailableCredential[];
+  user: UserInfo;
+  /** After a change to the methods: reload the user info. */
+  onChanged: () => void;
+}
 
 /**
- * The account's sign-in methods, read-only. Two-factor has its own section; switches for password,
- * Google and Microsoft belong to the account-profile work.
+ * The account's sign-in methods: the email-password switch, then the saved methods. Two-factor
+ * has its own section.
  */
-export function SignInMethods({ credentials }: { credentials: readonly AvailableCredential[] }) {
+export function SignInMethods({ credentials, user, onChanged }: SignInMethodsProps) {
   const { t } = useTranslation();
   const methods = credentials.filter((credential) => credential.type !== 'totp');
   return (
     <section className="profile-section" aria-labelledby="methods-title">
       <h2 id="methods-title">{t('profile.methods.title')}</h2>
+      <PasswordSwitch email={user.email} isUser={user.is_user === true} credentials={credentials} onChanged={onChanged} />
       {methods.length === 0 ? (
         <p className="muted">{t('profile.methods.empty')}</p>
       ) : (
@@ -25,6 +35,7 @@ export function SignInMethods({ credentials }: { credentials: readonly Available
           ))}
         </ul>
       )}
+      <UpstreamSwitches credentials={credentials} email={user.email} onChanged={onChanged} />
     </section>
   );
 }

@@ -1,0 +1,65 @@
+import type { ActivityEvent } from './profile-api.ts';
+
+/** An i18n key and the values it takes; values that are keys themselves are translated first. */
+export interface ActivityText {
+  key: string;
+  values: Record<string, string | { key: string }>;
+}
+
+const prefix = 'profile.activity';
+
+const simple: Record<string, string> = {
+  'login.failed': 'login_failed',
+  'login.locked': 'login_locked',
+  'password_reset.requested': 'password_reset_requested',
+  'password_reset.completed': 'password_reset_completed',
+  'password.created': 'password_created',
+  'password.changed': 'password_changed',
+  'password.setup_link.sent': 'password_setup_link_sent',
+  'totp.activated': 'totp_activated',
+  'totp.merged': 'totp_merged',
+  'device.revoked': 'device_revoked',
+  'session.revoked': 'session_revoked',
+  'sessions.revoked_others': 'sessions_revoked_others',
+  'operator.password_reset.sent': 'operator_password_reset_sent',
+  'operator.tokens.viewed': 'operator_tokens_viewed',
+};
+
+/** The sign-in's first factor (src/login/steps.ts FirstFactor). */
+const METHODS = new Set(['password', 'email_code', 'oidc', 'webauthn']);
+/** Brand names are the same in both languages: the shared provider keys. */
+const PROVIDER_METHODS = new Set(['google', 'microsoft']);
+const TYPES = new Set(['password', 'oidc', 'webauthn', 'totp']);
+
+const action = (name: string, values: ActivityText['values'] = {}): ActivityText => ({ key: `${prefix}.actions.${name}`, values });
+const method = (value: string | undefined) =>
+  value && PROVIDER_METHODS.has(value) ? { key: `provider.${value}` } : { key: `${prefix}.methods.${value && METHODS.has(value) ? value : 'other'}` };
+const type = (value: string | undefined) => ({ key: `${prefix}.types.${value && TYPES.has(value) ? value : 'other'}` });
+
+/** What a line of "Recent activity" says, by the event's action; unknown actions get a generic line. */
+export function activityText(event: ActivityEvent): ActivityText {
+  const { details } = event;
+  const known = simple[event.action];
+  if (known) return action(known);
+  switch (event.action) {
+    case 'login.succeeded':
+      return action('login_succeeded', { method: method(details.method) });
+    case 'credential.removed':
+      return action('credential_removed', { type: type(details.type) });
+    case 'operator.credential.deleted':
+      return action('operator_credential_deleted', { type: type(details.type) });
+    case 'account.setting.changed':
+      if (details.key === 'locale' && (details.value === 'sv' || details.value === 'en')) {
+        return action('setting_locale', { language: { key: `language.${details.value}` } });
+      }
+      return action(details.key === 'name' ? 'setting_name' : 'other');
+    case 'grant.revoked':
+      return action('grant_revoked', { client: details.client ?? '' });
+    case 'operator.impersonation.started':
+      return action('impersonation', {
+        tenant: details.tenant ?? { key: `${prefix}.unknown_tenant` },
+        reason: details.reason ?? { key: `${prefix}.no_reason` },
+      });
+  }
+  return action(event.action.startsWith('operator.') ? 'operator_other' : 'other');
+}

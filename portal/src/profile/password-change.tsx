@@ -1,0 +1,104 @@
+import { useId, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation } from 'wouter';
+import { ErrorAlert, Notice } from '../components/alert.tsx';
+import { Button } from '../components/button.tsx';
+import { PasswordFields } from '../components/password-fields.tsx';
+import { isCreatePasswordValid } from '../login/password-rules.ts';
+import { changePassword } from './profile-api.ts';
+import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+
+type Problem = 'current' | 'weak' | 'locked' | 'too-many' | 'network' | 'failed';
+
+const problemKeys: Record<Problem, string> = {
+  current: 'profile.change_password.current_invalid',
+  weak: 'errors.weak_password',
+  locked: 'errors.account_locked',
+  'too-many': 'errors.too_many_requests',
+  network: 'errors.network_error',
+  failed: 'profile.change_password.failed',
+};
+
+/**
+ * Password change for an account that has one: the current password (the proof: no recent
+ * sign-in needed) and a new one under the create-password rules; other sessions are signed out
+ * unless the person unticks it. Submit stays disabled until the new password is valid.
+ */
+export function PasswordChange({ onChanged }: { onChanged: () => void }) {
+  const { t } = useTranslation();
+  const [, navigate] = useLocation();
+  const id = useId();
+  const [current, setCurrent] = useState('');
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [signOutOthers, setSignOutOthers] = useState(true);
+  const [pending, setPending] = useState(false);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [done, setDone] = useState<{ signedOut: number } | null>(null);
+  const valid = current !== '' && isCreatePasswordValid(password, repeat);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!valid) return;
+    setProblem(null);
+    setDone(null);
+    setPending(true);
+    try {
+      const answer = await changePassword({ current_password: current, new_password: password, sign_out_others: signOutOthers });
+      setDone({ signedOut: answer.signed_out });
+      setCurrent('');
+      setPassword('');
+      setRepeat('');
+      onChanged();
+    } catch (error) {
+      const failure = profileFailure(error);
+      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'network') return setProblem('network');
+      const byType: Record<string, Problem> = {
+        'password/current-invalid': 'current',
+        weak_password: 'weak',
+        account_locked: 'locked',
+        too_many_requests: 'too-many',
+      };
+      setProblem((failure.kind === 'rejected' && failure.type && byType[failure.type]) || 'failed');
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <section className="profile-section" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{t('profile.change_password.title')}</h2>
+      <form className="form" noValidate onSubmit={(event) => void submit(event)}>
+        <div className="field">
+          <label htmlFor={`${id}-current`}>{t('profile.change_password.current')}</label>
+          <input
+            id={`${id}-current`}
+            type="password"
+            autoComplete="current-password"
+            disabled={pending}
+            aria-invalid={problem === 'current' || undefined}
+            value={current}
+            onChange={(event) => setCurrent(event.target.value)}
+          />
+        </div>
+        <PasswordFields password={password} repeat={repeat} onPasswordChange={setPassword} onRepeatChange={setRepeat} disabled={pending} />
+        <label className="checkbox">
+          <input type="checkbox" checked={signOutOthers} disabled={pending} onChange={(event) => setSignOutOthers(event.target.checked)} />
+          {t('profile.change_password.sign_out_others')}
+        </label>
+        <ErrorAlert message={problem ? t(problemKeys[problem]) : null} />
+        {done && (
+          <Notice
+            message={
+              done.signedOut > 0 ? t('profile.change_password.changed_signed_out', { count: done.signedOut }) : t('profile.change_password.changed')
+            }
+          />
+        )}
+        <Button loading={pending} disabled={!valid}>
+          {t('profile.change_password.submit')}
+        </Button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeActivity, tenantIdsOf, type AuditRow } from './activity-summary.ts';
+
+const me = '11111111-1111-4111-8111-111111111111';
+const operator = '22222222-2222-4222-8222-222222222222';
+const tenant = '33333333-3333-4333-8333-333333333333';
+const row = (action: string, details: unknown, actor: string | null = me): AuditRow => ({
+  id: 7,
+  at: new Date('2026-11-20T10:00:00Z'),
+  action,
+  actor_id: actor,
+  target_account_id: me,
+  details,
+});
+
+describe('summarizeActivity', () => {
+  it.each([
+    ['a sign-in keeps its method only', row('login.succeeded', { method: 'password', amr: ['pwd'], remembered_device: true }), 'you', { method: 'password' }],
+    ['a failed attempt is nobody’s, without its email', row('login.failed', { method: 'password', reason: 'wrong', email: 'a@b.c' }, null), 'system', { method: 'password' }],
+    ['a removed credential keeps type and provider', row('credential.removed', { credential_id: 'x', type: 'oidc', provider: 'accounts.google.com', via: 'profile' }), 'you', { type: 'oidc', provider: 'accounts.google.com' }],
+    ['a name change does not repeat the name', row('account.setting.changed', { key: 'name', value: 'Secret Name' }), 'you', { key: 'name' }],
+    ['a language change keeps the language', row('account.setting.changed', { key: 'locale', value: 'sv' }), 'you', { key: 'locale', value: 'sv' }],
+    ['an operator action is support’s, without the operator', row('operator.credential.deleted', { type: 'totp', operator_email: 'op@x' }, operator), 'support', { type: 'totp' }],
+    ['an unknown action shows no details', row('something.new', { secret: 'x', ip: '10.0.0.1' }), 'you', {}],
+    ['details stored as a JSON string are read too', row('login.succeeded', '{"method":"email_code"}'), 'you', { method: 'email_code' }],
+    ['broken details are no details', row('login.succeeded', '{not json'), 'you', {}],
+  ])('%s', (_name, input, by, details) => {
+    expect(summarizeActivity(input, me)).toEqual({ id: '7', action: input.action, at: '2026-11-20T10:00:00.000Z', by, details });
+  });
+
+  it('names the tenant of an impersonation and never the operator’s email', () => {
+    const input = row('operator.impersonation.started', { operator_email: 'op@nyckel.example', tenant_id: tenant, reason: 'Ticket 12', as: 'user' }, operator);
+    expect(tenantIdsOf([input, row('login.succeeded', { tenant_id: tenant })])).toEqual([tenant]);
+    const entry = summarizeActivity(input, me, new Map([[tenant, 'Acme']]));
+    expect(entry).toMatchObject({ by: 'support', details: { tenant: 'Acme', reason: 'Ticket 12', as: 'user' } });
+    expect(JSON.stringify(entry)).not.toContain('op@nyckel.example');
+  });
+
+  it('cuts long texts', () => {
+    const entry = summarizeActivity(row('operator.impersonation.started', { reason: 'x'.repeat(2000) }, operator), me);
+    expect(entry.details.reason).toHaveLength(500);
+  });
+});

@@ -1,0 +1,22 @@
+import type { Request } from 'express';
+import type { PortalSessionWithId } from '../session/portal-session.ts';
+import type { SessionRequest } from './sessions.service.ts';
+import type { ClientInfo } from './two-factor.service.ts';
+
+/** oidc-provider's session cookie (src/oidc/provider.ts cookies.names.session). */
+const opSessionCookie = 'nyckel_op_session';
+
+export function clientInfo(req: Request): ClientInfo {
+  return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
+}
+
+/** What the session and password services need of a request. */
+export function sessionRequest(req: Request, session: PortalSessionWithId): SessionRequest & { acceptLanguage: string | undefined } {
+  const cookie = (req.cookies as Record<string, unknown> | undefined)?.[opSessionCookie];
+  return {
+    session,
+    opSessionCookie: typeof cookie === 'string' && cookie !== '' ? cookie : undefined,
+    info: clientInfo(req),
+    acceptLanguage: req.get('accept-language'),
+  };
+}

@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import type Provider from 'oidc-provider';
+import type { Context } from '../context.ts';
+import { requireJsonBody } from './json-body.ts';
+import { sessionRequest } from './request-info.ts';
+import { listSessions, revokeApplication, signOutOthers, signOutSession } from './sessions.service.ts';
+import { requireSignedIn } from './signed-in.ts';
+
+/**
+ * The person's active sessions: Nyckel sign-ins and the applications holding tokens, each
+ * signed out on its own or all but this one (portal session cookie; same-origin check).
+ */
+export function createSessionsRouter(ctx: Context, provider: Provider): Router {
+  const router = Router();
+
+  router.get('/api/accounts/sessions', async (req, res) => {
+    res.json(await listSessions(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req))));
+  });
+
+  router.delete('/api/accounts/sessions/:id', async (req, res) => {
+    await signOutSession(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req)), String(req.params.id));
+    res.status(204).end();
+  });
+
+  router.post('/api/accounts/sessions/sign-out-others', requireJsonBody, async (req, res) => {
+    res.json(await signOutOthers(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req))));
+  });
+
+  router.delete('/api/accounts/applications/:id', async (req, res) => {
+    await revokeApplication(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req)), String(req.params.id));
+    res.status(204).end();
+  });
+
+  return router;
+}
