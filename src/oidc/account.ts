@@ -1,3 +1,4 @@
+import type { ImpersonatedGrant } from '../admin/impersonation/impersonation.store.ts';
 import type { Db } from '../db/knex.ts';
 import { tenantActiveAt } from '../tenants/tenant-activity.ts';
 
@@ -24,7 +25,15 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const accountCacheMs = 5_000;
 const accountCacheSize = 10_000;
 
-export function createFindAccount(db: Db, now: () => number = Date.now) {
+/**
+ * `impersonationOf` answers the impersonation a grant was made by, if any: its tokens then carry
+ * `act` (RFC 8693) naming the operator, and `tenants` holds only the impersonated tenant.
+ */
+export function createFindAccount(
+  db: Db,
+  now: () => number = Date.now,
+  impersonationOf: (grantId: string) => Promise<ImpersonatedGrant | null> = async () => null,
+) {
   const cache = new Map<string, { row: AccountRow; until: number }>();
   const load = async (sub: string): Promise<AccountRow | undefined> => {
     const hit = cache.get(sub);
@@ -39,13 +48,15 @@ export function createFindAccount(db: Db, now: () => number = Date.now) {
     } else cache.delete(sub);
     return row;
   };
-  return async (_ctx: unknown, sub: string) => {
+  return async (_ctx: unknown, sub: string, token?: { grantId?: string | undefined }) => {
     if (!uuid.test(sub)) return undefined;
     const account = await load(sub);
     if (!account) return undefined;
     return {
       accountId: account.id,
       async claims(_use: string, scope: string) {
+        // Looked up per call, never cached with the account row: it belongs to the grant.
+        const impersonation = token?.grantId ? await impersonationOf(token.grantId) : null;
         const claims: Record<string, unknown> = {
           sub: account.id,
           email: account.email,
@@ -54,11 +65,15 @@ export function createFindAccount(db: Db, now: () => number = Date.now) {
           locale: account.locale,
           picture: account.image ?? undefined,
         };
+        if (impersonation) claims.act = impersonation.act;
         if (scope.split(' ').includes('tenants')) {
           claims.tenants = await db('tenant_access as a')
             .join('tenants as t', 't.id', 'a.tenant_id')
             .where({ 'a.account_id': account.id, 'a.active': true })
             .where(tenantActiveAt(new Date(now())))
+            .modify((query) => {
+              if (impersonation) query.where('t.id', impersonation.tenant_id);
+            })
             .orderBy('t.name')
             .select('t.id', 't.slug', 't.name', 'a.role');
         }

@@ -1,7 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
+import {
+  finishImpersonation,
+  impersonatedSessionReason,
+  pendingReason,
+  takePendingImpersonation,
+} from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
-import { getPortalSession, type PortalSession } from '../session/portal-session.ts';
+import { isUnavailable } from '../http/error-handler.ts';
+import { tokenTtl } from './provider.ts';
+import { getPortalSession, linkOidcSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -21,10 +29,18 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
   router.get('/auth/interaction/:uid', async (req, res) => {
     const details = await interactionOrNull(provider, req, res);
     if (!details || details.uid !== req.params.uid) return expired(res);
+    if (details.prompt.name === 'login' && details.prompt.reasons.includes(pendingReason)) {
+      // An operator's hand-off (src/admin/impersonation) finishes as the person, never with their session.
+      const impersonation = await takePendingImpersonation(ctx, req, String(details.params.client_id));
+      // Its grant has no refresh token: the record lives as long as its code and access token.
+      const ttl = tokenTtl.AuthorizationCode + tokenTtl.AccessToken;
+      if (impersonation) return finishImpersonation(ctx, provider, req, res, details, impersonation, ttl);
+    }
     const session = await getPortalSession(ctx, req);
     if (details.prompt.name === 'login' && !(session && sessionSatisfies(session, details, ctx.now()))) {
       return res.redirect(303, loginUrl(details));
     }
+    await linkToPortalSession(ctx, details, session);
     await finish(provider, req, res, details, session);
   });
 
@@ -35,16 +51,24 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
     if (!session || (details.prompt.name === 'login' && !sessionSatisfies(session, details, ctx.now()))) {
       return res.redirect(303, loginUrl(details));
     }
+    await linkToPortalSession(ctx, details, session);
     await finish(provider, req, res, details, session);
   });
 
   return router;
 }
 
+/** The profile lists and signs out the OP session's applications with the portal session of the same account. */
+async function linkToPortalSession(ctx: Context, details: Details, session: PortalSessionWithId | null): Promise<void> {
+  if (session && details.session?.uid && details.session.accountId === session.account_id) await linkOidcSession(ctx, session.id, details.session.uid);
+}
+
 async function interactionOrNull(provider: Provider, req: Request, res: Response): Promise<Details | null> {
   try {
     return await provider.interactionDetails(req, res);
-  } catch {
+  } catch (error) {
+    // The store is down: 503, not a misleading "expired" that would restart the sign-in.
+    if (isUnavailable(error)) throw error;
     // No interaction cookie, or the interaction expired: nothing to resume.
     return null;
   }
@@ -56,11 +80,13 @@ function expired(res: Response) {
 
 /**
  * Whether the Nyckel session may answer this login prompt. With only `no_session`, any session
- * does (SSO). `max_age` is met when the sign-in is recent enough. `prompt=login` and every other
- * reason demand a sign-in that happened after the authorization request began.
+ * does (SSO); likewise with the impersonation reasons, which only say that the provider session in
+ * this browser must not answer by itself. `max_age` is met when the sign-in is recent enough.
+ * `prompt=login` and every other reason demand a sign-in that happened after the authorization
+ * request began.
  */
 function sessionSatisfies(session: PortalSession, details: Details, now: Date): boolean {
-  const reasons = details.prompt.reasons.filter((r) => r !== 'no_session');
+  const reasons = details.prompt.reasons.filter((r) => r !== 'no_session' && r !== pendingReason && r !== impersonatedSessionReason);
   if (reasons.length === 0) return true;
   if (reasons.every((r) => r === 'max_age')) {
     const maxAge = Number(details.params.max_age);

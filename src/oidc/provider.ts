@@ -1,8 +1,12 @@
-import type { Request } from 'express';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Request, Response } from 'express';
+import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { impersonationChecks, isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
+import { findImpersonatedGrant } from '../admin/impersonation/impersonation.store.ts';
+import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
+import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
@@ -21,6 +25,9 @@ export const tokenTtl = {
   Interaction: 3600,
 } as const;
 
+/** oidc-provider's session cookie (and its signature cookie). */
+export const providerSessionCookie = 'nyckel_op_session';
+
 /** Scopes clients may ask for; `tenants` releases the account's active tenant list. */
 const scopes = ['openid', 'offline_access', 'email', 'profile', 'tenants'];
 
@@ -36,15 +43,19 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   class Adapter {
     constructor(name: string) {
       // oidc-provider instantiates one adapter per model; clients live in PostgreSQL.
-      return (name === 'Client' ? new ClientAdapter() : new StoreAdapter(name)) as Adapter;
+      // An unreachable store or database answers 503 temporarily_unavailable (fail-closed.ts).
+      return failClosed(name === 'Client' ? new ClientAdapter() : new StoreAdapter(name)) as Adapter;
     }
   }
 
   const keys = await loadSigningKeys(ctx);
+  const impersonationOf = (grantId: string) => findImpersonatedGrant(ctx, grantId);
+  const policy = interactionPolicy.base();
+  for (const check of impersonationChecks(ctx)) policy.get('login')!.checks.add(check);
 
   const configuration: Configuration = {
     adapter: Adapter as Configuration['adapter'],
-    findAccount: createFindAccount(ctx.db, () => ctx.now().getTime()) as unknown as Configuration['findAccount'],
+    findAccount: failClosedFindAccount(createFindAccount(ctx.db, () => ctx.now().getTime(), impersonationOf)) as unknown as Configuration['findAccount'],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {
       keys: [...ctx.config.cookieSecrets],
@@ -52,7 +63,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       // browsers only accept with Secure: POST is enabled only when Nyckel is served over https.
       long: { httpOnly: true, sameSite: ctx.config.secureCookies ? 'none' : 'lax', secure: ctx.config.secureCookies },
       short: { httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies },
-      names: { session: 'nyckel_op_session', interaction: 'nyckel_interaction', resume: 'nyckel_interaction_resume' },
+      names: { session: providerSessionCookie, interaction: 'nyckel_interaction', resume: 'nyckel_interaction_resume' },
     },
     routes: {
       authorization: '/authorize',
@@ -66,8 +77,9 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     },
     scopes,
     claims: {
-      // amr, acr and auth_time go into every ID token: relying parties decide step-up on them.
-      openid: ['sub', 'acr', 'amr', 'auth_time'],
+      // amr, acr and auth_time go into every ID token: relying parties decide step-up on them. `act`
+      // (RFC 8693) names the operator of an impersonated sign-in; account.ts adds it only then.
+      openid: ['sub', 'acr', 'amr', 'auth_time', 'act'],
       email: ['email', 'email_verified'],
       profile: ['name', 'locale', 'picture'],
       tenants: ['tenants'],
@@ -97,7 +109,13 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       pushedAuthorizationRequests: { enabled: true },
     },
     interactions: {
+      policy,
       url: (_ctx: KoaContextWithOIDC, interaction) => `/auth/interaction/${interaction.uid}`,
+    },
+    // Access tokens of an impersonated grant carry `act` too (introspection shows it).
+    extraTokenClaims: async (_ctx, token) => {
+      const impersonation = 'grantId' in token && token.grantId ? await impersonationOf(token.grantId) : null;
+      return impersonation ? { act: impersonation.act } : undefined;
     },
     // Refresh tokens rotate on every use; oidc-provider revokes the grant when a rotated one is replayed.
     rotateRefreshToken: true,
@@ -115,8 +133,36 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
   // person straight back in through it.
   provider.on('end_session.success', (koa: KoaContextWithOIDC) => {
+    // Not a sign-out of Nyckel: ending a session an impersonation made in the operator's browser,
+    // or oidc-provider ending the browser's provider session because an interaction finished for
+    // another account (it then resumes that authorization, at its own /authorize/:uid).
+    if (isImpersonationSession(koa.oidc.session) || resumesAuthorization(koa.oidc.session?.state, ctx.config.issuer)) return;
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
+  // Unknown paths and methods under /oauth2 answer in the OAuth error shape, not Koa's plain text.
+  provider.use(async (koa, next) => {
+    await next();
+    if (koa.status === 404 && koa.body === undefined) {
+      koa.body = { error: 'invalid_request', error_description: 'unrecognized route or unsupported method' };
+      koa.status = 404;
+    }
+  });
   return { provider };
+}
+
+/** The logout oidc-provider runs itself before resuming an authorization at /authorize/:uid for another account. */
+function resumesAuthorization(state: unknown, issuer: string): boolean {
+  const target = (state as { postLogoutRedirectUri?: unknown } | undefined)?.postLogoutRedirectUri;
+  return typeof target === 'string' && target.startsWith(`${issuer}/authorize/`);
+}
+
+/**
+ * Forgets oidc-provider's session in this browser (the session itself expires in the store). The
+ * next authorization starts a new one; the portal session signs the person in again without a page.
+ */
+export function clearProviderSessionCookie(res: Response, config: Config): void {
+  const options = { httpOnly: true, path: '/', sameSite: config.secureCookies ? ('none' as const) : ('lax' as const), secure: config.secureCookies };
+  res.clearCookie(providerSessionCookie, options);
+  res.clearCookie(`${providerSessionCookie}.sig`, options);
 }

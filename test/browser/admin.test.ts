@@ -151,7 +151,7 @@ describe('accounts', () => {
 });
 
 describe('tenants', () => {
-  it('type, Enter, ArrowDown to highlight, Enter to open, SMS enabled after confirmation, Escape clears', async () => {
+  it('type, Enter, ArrowDown to highlight, Shift+Enter to open, SMS enabled after confirmation, Escape clears', async () => {
     const { page } = h;
     await signInAsOperator(page);
     const prefix = unique('Kbd');
@@ -185,9 +185,10 @@ describe('tenants', () => {
     // Focus stays in the search box all along.
     expect(await search.evaluate((input) => input === document.activeElement)).toBe(true);
 
-    await page.keyboard.press('Enter');
+    // Enter on the highlight logs in as admin (test/browser/impersonation.test.ts); Shift+Enter opens.
+    await page.keyboard.press('Shift+Enter');
     const beta = rows.nth(1);
-    expect(await beta.getByRole('button', { name: `${prefix} Beta` }).getAttribute('aria-expanded')).toBe('true');
+    expect(await beta.getByRole('button', { name: `${prefix} Beta`, exact: true }).getAttribute('aria-expanded')).toBe('true');
     await beta.getByRole('cell', { name: 'Mira Member', exact: true }).waitFor();
     expect(await beta.locator('tr.inactive', { hasText: 'Lars Leaver' }).count()).toBe(1);
     await beta.locator('.sms-panel .badge', { hasText: t.en('admin.sms.status_disabled') }).waitFor();

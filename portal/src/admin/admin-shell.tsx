@@ -5,6 +5,7 @@ import { LanguageSwitcher } from '../components/language-switcher.tsx';
 import { AccountsPage } from './accounts/accounts-page.tsx';
 import { safeAdminReturn } from './admin-auth.ts';
 import { useDarkMode } from './dark-mode.ts';
+import { ImpersonationProvider } from './impersonation/impersonation.tsx';
 import { InvoicePage } from './invoice/invoice-page.tsx';
 import { NotificationsPage } from './notifications/notifications-page.tsx';
 import { OperatorProvider } from './operator.tsx';
@@ -91,7 +92,15 @@ export function AdminShell() {
         </header>
         <main className="admin-content">
           <OperatorProvider enabled={from === null}>
-            <ToastProvider>{from !== null ? <SignInRequired from={from} /> : <AdminRoutes />}</ToastProvider>
+            <ToastProvider>
+              {from !== null ? (
+                <SignInRequired from={from} />
+              ) : (
+                <ImpersonationProvider>
+                  <AdminRoutes />
+                </ImpersonationProvider>
+              )}
+            </ToastProvider>
           </OperatorProvider>
         </main>
       </div>

@@ -14,10 +14,10 @@ interface SearchBoxProps {
   /** ArrowDown (+1) / ArrowUp (-1) move a highlight in the results. */
   onMove?: (delta: 1 | -1) => void;
   /**
-   * Enter while a row is highlighted acts on that row instead of searching again; answers
-   * whether it did.
+   * Enter (or Shift+Enter: `shift`) while a row is highlighted acts on that row instead of
+   * searching again; answers whether it did.
    */
-  onPick?: () => boolean;
+  onPick?: (shift: boolean) => boolean;
   /** id of the results, for aria-controls. */
   resultsId?: string;
   busy?: boolean;
@@ -42,7 +42,7 @@ export function SearchBox(props: SearchBoxProps) {
     } else if (event.key === 'Escape') {
       event.preventDefault();
       onClear();
-    } else if (event.key === 'Enter' && onPick?.()) {
+    } else if (event.key === 'Enter' && onPick?.(event.shiftKey)) {
       event.preventDefault();
     }
   };

@@ -6,6 +6,7 @@ import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { useConfirm } from '../confirm-modal.tsx';
 import { failureText } from '../failure-text.ts';
+import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { Modal } from '../modal.tsx';
 import { useCanChange } from '../operator.tsx';
 import { useToast } from '../toast.tsx';
@@ -35,6 +36,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const handleAdminError = useAdminErrorHandler();
   const [confirmModal, ask] = useConfirm();
   const canChange = useCanChange();
+  const impersonate = useImpersonate();
   const [sending, setSending] = useState(false);
   const login = lastLogin(account.last_login_at, new Date());
   const credentialName = (credential: AvailableCredential) => {
@@ -138,15 +140,32 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
                 t('admin.account.no_tenants')
               ) : (
                 <ul className="chips">
-                  {account.tenant_access.map((access) => (
-                    <li key={access.id} className={access.active ? 'chip tenant active' : 'chip tenant'} title={access.slug}>
-                      {access.name}
-                      <span className="visually-hidden">
-                        {' '}
-                        ({access.active ? t('admin.tenant.active') : t('admin.tenant.inactive')})
-                      </span>
-                    </li>
-                  ))}
+                  {account.tenant_access.map((access) =>
+                    // Active access links to logging in to that tenant as this account (spec section 2).
+                    access.active && impersonate ? (
+                      <li key={access.id}>
+                        <button
+                          type="button"
+                          className="chip tenant active chip-button"
+                          title={access.slug}
+                          aria-label={t('impersonation.login_as_to', { who: account.name || account.email, tenant: access.name })}
+                          onClick={() =>
+                            impersonate({ tenantId: access.id, tenantName: access.name, as: 'user', accountId: account.id, who: account.name || account.email })
+                          }
+                        >
+                          {access.name}
+                        </button>
+                      </li>
+                    ) : (
+                      <li key={access.id} className={access.active ? 'chip tenant active' : 'chip tenant'} title={access.slug}>
+                        {access.name}
+                        <span className="visually-hidden">
+                          {' '}
+                          ({access.active ? t('admin.tenant.active') : t('admin.tenant.inactive')})
+                        </span>
+                      </li>
+                    ),
+                  )}
                 </ul>
               )}
             </dd>

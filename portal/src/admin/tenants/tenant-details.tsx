@@ -27,7 +27,7 @@ export function TenantDetails({ tenant }: { tenant: AdminTenant }) {
       <section className="detail-section wide" aria-label={t('admin.tenant.users')}>
         <h2>{t('admin.tenant.users')}</h2>
         <ListStatus status={users.status} failedMessage={t('admin.tenant.failed_users')} />
-        {users.data && <TenantUsers users={users.data} />}
+        {users.data && <TenantUsers tenant={tenant} users={users.data} />}
       </section>
 
       <section className="detail-section wide" aria-label={t('admin.sms.title')}>

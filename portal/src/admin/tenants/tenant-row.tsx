@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AdminTenant } from '../../api/admin.ts';
 import { capCount } from '../count-badge.ts';
+import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { TenantDetails } from './tenant-details.tsx';
 
 interface TenantRowProps {
@@ -20,6 +21,7 @@ export function TenantRow({ tenant, expanded, highlighted, onToggle }: TenantRow
   const detailsId = useId();
   const ref = useRef<HTMLLIElement>(null);
   const [loaded, setLoaded] = useState(expanded);
+  const impersonate = useImpersonate();
 
   useEffect(() => {
     if (expanded) setLoaded(true);
@@ -46,6 +48,16 @@ export function TenantRow({ tenant, expanded, highlighted, onToggle }: TenantRow
           <span className="visually-hidden">{t('admin.tenant.users_count', { count: tenant.user_count })}</span>
         </span>
         {inactive && <span className="badge badge-muted">{t('admin.tenant.inactive')}</span>}
+        {impersonate && !inactive && (
+          <button
+            type="button"
+            className="btn btn-secondary btn-small login-as"
+            aria-label={t('impersonation.login_as_admin_to', { tenant: tenant.name })}
+            onClick={() => impersonate({ tenantId: tenant.id, tenantName: tenant.name, as: 'admin' })}
+          >
+            {t('impersonation.login_as_admin')}
+          </button>
+        )}
       </div>
       <div id={detailsId} hidden={!expanded}>
         {loaded && <TenantDetails tenant={tenant} />}

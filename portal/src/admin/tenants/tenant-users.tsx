@@ -1,13 +1,19 @@
 import { useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import type { TenantUser } from '../../api/admin.ts';
+import type { AdminTenant, TenantUser } from '../../api/admin.ts';
 import { capCount } from '../count-badge.ts';
+import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { filterTenantUsers, tokensPath, USER_SEARCH_MIN } from './user-search.ts';
 
-/** A tenant's users: search by name or email from 3 characters; inactive users greyed. */
-export function TenantUsers({ users }: { users: TenantUser[] }) {
+/**
+ * A tenant's users: search by name or email from 3 characters; inactive users greyed. Each links to
+ * its tokens page and, where the access is active, to logging in as that user.
+ */
+export function TenantUsers({ tenant, users }: { tenant: Pick<AdminTenant, 'id' | 'name' | 'inactive_at'>; users: TenantUser[] }) {
   const { t } = useTranslation();
+  const impersonate = useImpersonate();
+  const tenantActive = tenant.inactive_at === null || new Date(tenant.inactive_at).getTime() > Date.now();
   const id = useId();
   const [query, setQuery] = useState('');
   const shown = useMemo(() => filterTenantUsers(users, query), [users, query]);
@@ -52,6 +58,11 @@ export function TenantUsers({ users }: { users: TenantUser[] }) {
                 <th scope="col">
                   <span className="visually-hidden">{t('admin.tokens')}</span>
                 </th>
+                {impersonate && (
+                  <th scope="col">
+                    <span className="visually-hidden">{t('impersonation.login_as_user')}</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -65,6 +76,20 @@ export function TenantUsers({ users }: { users: TenantUser[] }) {
                       {t('admin.tokens')}
                     </Link>
                   </td>
+                  {impersonate && (
+                    <td>
+                      {user.active && tenantActive && (
+                        <button
+                          type="button"
+                          className="btn btn-link btn-small"
+                          aria-label={t('impersonation.login_as_user_named', { who: user.email })}
+                          onClick={() => impersonate({ tenantId: tenant.id, tenantName: tenant.name, as: 'user', accountId: user.id, who: user.name || user.email })}
+                        >
+                          {t('impersonation.login_as_user')}
+                        </button>
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

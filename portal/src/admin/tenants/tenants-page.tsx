@@ -2,7 +2,10 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearch } from 'wouter';
 import { searchTenants, type AdminTenant } from '../../api/admin.ts';
+import { ErrorAlert } from '../../components/alert.tsx';
 import { moveHighlight } from '../highlight.ts';
+import { impersonationErrorKey } from '../impersonation/impersonation-api.ts';
+import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { useCanChange } from '../operator.tsx';
 import { ListStatus } from '../list-status.tsx';
 import { SearchBox } from '../search-box.tsx';
@@ -12,13 +15,18 @@ import { TenantRow } from './tenant-row.tsx';
 
 /**
  * /admin and /admin/tenants: required search by name or slug. Enter searches, ArrowDown/ArrowUp
- * move a highlight through the results, Enter on the highlight opens (or closes) that tenant's
- * details, Escape clears the search and the results. `?q=` runs a search on arrival (after creating
- * a tenant).
+ * move a highlight through the results, Enter on the highlight logs in as admin to that tenant
+ * (spec section 2; after the reason modal), Shift+Enter opens (or closes) its details, as a click
+ * on the row does, Escape clears the search and the results. An operator who may not log in as
+ * others (support) opens the details with Enter too. `?q=` runs a search on arrival (after creating
+ * a tenant); `?impersonation_error=` is where a failed hand-off returns.
  */
 export function TenantsPage() {
   const { t } = useTranslation();
-  const initial = new URLSearchParams(useSearch()).get('q') ?? '';
+  const params = new URLSearchParams(useSearch());
+  const initial = params.get('q') ?? '';
+  const handOffError = impersonationErrorKey(params.get('impersonation_error'));
+  const impersonate = useImpersonate();
   const [query, setQuery] = useState(initial);
   const [searched, setSearched] = useState('');
   const [highlight, setHighlight] = useState<number | null>(null);
@@ -69,7 +77,7 @@ export function TenantsPage() {
       </div>
       <SearchBox
         label={t('admin.tenant.search_label')}
-        hint={t('admin.tenant.search_hint')}
+        hint={impersonate ? t('impersonation.search_hint') : t('admin.tenant.search_hint')}
         value={query}
         onChange={(value) => {
           setQuery(value);
@@ -78,9 +86,10 @@ export function TenantsPage() {
         onSearch={search}
         onClear={clear}
         onMove={(delta) => setHighlight((current) => moveHighlight(current, delta, sorted.length))}
-        onPick={() => {
+        onPick={(shift) => {
           if (!highlighted) return false;
-          toggle(highlighted.id);
+          if (impersonate && !shift) impersonate({ tenantId: highlighted.id, tenantName: highlighted.name, as: 'admin' });
+          else toggle(highlighted.id);
           return true;
         }}
         resultsId={resultsId}
@@ -92,6 +101,7 @@ export function TenantsPage() {
           ? t('admin.tenant.highlighted', { name: highlighted.name, position: highlight + 1, total: sorted.length })
           : ''}
       </p>
+      {handOffError && <ErrorAlert message={t(handOffError)} />}
       <ListStatus status={tenants.status} failedMessage={t('errors.failed_to_load_tenants')} />
       {tenants.status === 'idle' && tenants.data === null && <p className="muted">{t('admin.tenant.search_first')}</p>}
       {tenants.status === 'idle' && tenants.data !== null && sorted.length === 0 && (

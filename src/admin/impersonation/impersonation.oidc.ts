@@ -1,0 +1,119 @@
+import type { Request, Response } from 'express';
+import type Provider from 'oidc-provider';
+import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Context } from '../../context.ts';
+import { portalSessionId } from '../../session/portal-session.ts';
+import { peekPending, saveImpersonatedGrant, takePending, type Impersonation } from './impersonation.store.ts';
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+type StoreContext = Pick<Context, 'store' | 'now' | 'config'>;
+
+/** The amr of an impersonated sign-in: the person named by `sub` did not authenticate; `act` says who did. */
+export const impersonationAmr = 'imp';
+/** Login-prompt reasons added to oidc-provider's policy. */
+export const pendingReason = 'impersonation_pending';
+export const impersonatedSessionReason = 'impersonated_session';
+
+export function isImpersonationSession(session: { amr?: string[] | undefined } | undefined): boolean {
+  return session?.amr?.includes(impersonationAmr) ?? false;
+}
+
+/**
+ * Two checks on oidc-provider's login prompt:
+ * - a hand-off opened in this browser for this client forces an interaction, even when the browser
+ *   has a provider session (the operator's own), so the tenant app gets the impersonated sign-in;
+ * - a provider session made by an impersonation never answers a later request by itself (SSO):
+ *   the next sign-in in the operator's browser goes through the interaction again and becomes the
+ *   operator's own. The hand-off is one sign-in, not a lasting identity in that browser.
+ * Neither applies once the interaction has answered the login (`result.login`).
+ */
+export function impersonationChecks(ctx: StoreContext): interactionPolicy.Check[] {
+  return [
+    new interactionPolicy.Check(pendingReason, 'an operator hand-off waits for this client', async (koa: KoaContextWithOIDC) => {
+      if (koa.oidc.result?.login) return false;
+      const id = portalSessionId(ctx.config, koa.req as unknown as Request);
+      const pending = id ? await peekPending(ctx, id) : null;
+      return pending !== null && koa.oidc.client !== undefined && pending.client_ids.includes(koa.oidc.client.clientId);
+    }),
+    new interactionPolicy.Check(
+      impersonatedSessionReason,
+      'a session made by an impersonation is not reused',
+      (koa: KoaContextWithOIDC) => !koa.oidc.result?.login && isImpersonationSession(koa.oidc.session),
+    ),
+  ];
+}
+
+/** The hand-off waiting in this browser for this client, taken (single use); null when there is none. */
+export async function takePendingImpersonation(ctx: StoreContext, req: Request, clientId: string): Promise<Impersonation | null> {
+  const id = portalSessionId(ctx.config, req);
+  if (!id) return null;
+  const pending = await peekPending(ctx, id);
+  if (!pending?.client_ids.includes(clientId)) return null;
+  const taken = await takePending(ctx, id);
+  return taken?.client_ids.includes(clientId) ? taken : null;
+}
+
+/**
+ * Finishes the interaction as the impersonated person, login and consent in one step. The
+ * person's own sessions (portal and provider) are neither read nor written: the provider session
+ * made here lives in the operator's browser, is transient (`remember: false`) and is marked by its
+ * amr. The grant is recorded so every token of it carries `act` naming the operator. It never
+ * includes offline_access: an impersonation is one sign-in, no refresh token outlives it.
+ */
+export async function finishImpersonation(
+  ctx: StoreContext,
+  provider: Provider,
+  req: Request,
+  res: Response,
+  details: Details,
+  impersonation: Impersonation,
+  grantTtlSeconds: number,
+): Promise<void> {
+  const grant = new provider.Grant({ accountId: impersonation.account_id, clientId: String(details.params.client_id) });
+  const requested = String(details.params.scope ?? '').split(' ').filter(Boolean);
+  grant.addOIDCScope(requested.filter((scope) => scope !== 'offline_access').join(' '));
+  if (requested.includes('offline_access')) grant.rejectOIDCScope('offline_access');
+  const claims = requestedClaims(details.params.claims);
+  if (claims.length > 0) grant.addOIDCClaims(claims);
+  const grantId = await grant.save();
+  await saveImpersonatedGrant(
+    ctx,
+    grantId,
+    {
+      act: { sub: impersonation.operator_id, email: impersonation.operator_email },
+      account_id: impersonation.account_id,
+      tenant_id: impersonation.tenant_id,
+      as: impersonation.as,
+    },
+    grantTtlSeconds,
+  );
+  await provider.interactionFinished(
+    req,
+    res,
+    {
+      login: {
+        accountId: impersonation.account_id,
+        amr: [impersonationAmr],
+        acr: 'urn:nyckel:loa:1',
+        ts: Math.floor(ctx.now().getTime() / 1000),
+        remember: false,
+      },
+      consent: { grantId },
+    },
+    { mergeWithLastSubmission: false },
+  );
+}
+
+/** Claim names of the `claims` request parameter (OIDC Core 5.5), so consent covers them too. */
+function requestedClaims(param: unknown): string[] {
+  if (typeof param !== 'string') return [];
+  try {
+    const parsed = JSON.parse(param) as Record<string, unknown>;
+    return ['id_token', 'userinfo'].flatMap((use) => {
+      const entry = parsed[use];
+      return entry && typeof entry === 'object' ? Object.keys(entry) : [];
+    });
+  } catch {
+    return [];
+  }
+}
