@@ -17,7 +17,8 @@ export interface AccountRecord {
   locked_until: Date | null;
 }
 
-const columns = [
+/** The columns of an AccountRecord, for every query that reads one. */
+export const accountColumns = [
   'id',
   'email',
   'name',
@@ -38,33 +39,13 @@ export function normalizeEmail(email: string): string {
 
 /** Case-insensitive (accounts.email is citext). */
 export async function findAccountByEmail(db: Queryable, email: string): Promise<AccountRecord | null> {
-  const row = await db('accounts').where({ email: normalizeEmail(email) }).first(...columns);
+  const row = await db('accounts').where({ email: normalizeEmail(email) }).first(...accountColumns);
   return (row as AccountRecord | undefined) ?? null;
 }
 
 export async function findAccountById(db: Queryable, id: string): Promise<AccountRecord | null> {
-  const row = await db('accounts').where({ id }).first(...columns);
+  const row = await db('accounts').where({ id }).first(...accountColumns);
   return (row as AccountRecord | undefined) ?? null;
-}
-
-/**
- * A completed sign-in: last_login_at is set and any lock cleared. A sign-in by emailed code
- * proves the address, so it also marks the email verified.
- */
-export async function recordSuccessfulLogin(
-  db: Queryable,
-  id: string,
-  at: Date,
-  options: { emailVerified?: boolean } = {},
-): Promise<void> {
-  await db('accounts')
-    .where({ id })
-    .update({
-      last_login_at: at,
-      locked_until: null,
-      updated_at: at,
-      ...(options.emailVerified ? { email_verified: true } : {}),
-    });
 }
 
 /** Mirrors the store's lock for operators' views; the store stays the source of truth. */

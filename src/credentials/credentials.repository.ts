@@ -27,11 +27,14 @@ export interface CredentialSummary {
  */
 export const noAccountId = '00000000-0000-0000-0000-000000000000';
 
+/** The columns of a CredentialRecord, for every query that reads one. */
+export const credentialColumns = ['id', 'account_id', 'type', 'provider', 'subject', 'secret', 'created_at', 'last_used_at'] as const;
+
 export async function listCredentials(db: Queryable, accountId: string | null): Promise<CredentialRecord[]> {
   const rows = await db('credentials')
     .where({ account_id: accountId ?? noAccountId })
     .orderBy('created_at')
-    .select('id', 'account_id', 'type', 'provider', 'subject', 'secret', 'created_at', 'last_used_at');
+    .select(...credentialColumns);
   return rows as CredentialRecord[];
 }
 

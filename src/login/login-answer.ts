@@ -1,13 +1,13 @@
-import { findAccountByEmail, type AccountRecord } from '../accounts/accounts.repository.ts';
+import type { AccountRecord } from '../accounts/accounts.repository.ts';
 import type { Context } from '../context.ts';
 import {
   countCredentials,
-  listCredentials,
   summarizeCredentials,
   type CredentialRecord,
   type CredentialSummary,
 } from '../credentials/credentials.repository.ts';
 import type { LoginSession } from './login-session.ts';
+import { findAccountWithCredentials } from './sign-in.repository.ts';
 import type { StepFacts } from './next-step.ts';
 import type { LoginState } from './steps.ts';
 
@@ -22,6 +22,8 @@ export interface LoginAnswer {
   allow_totp_remember: boolean;
   /** Only at Done: where the portal goes next. */
   redirect_to?: string;
+  /** Only in CredentialsRequired, when the account has a passkey: the portal offers passkey sign-in. */
+  passkey?: true;
 }
 
 export interface AccountFacts {
@@ -29,14 +31,9 @@ export interface AccountFacts {
   credentials: CredentialRecord[];
 }
 
-/**
- * The account behind a login session and its credentials. For an unknown email the credential
- * query still runs (for an id no account has) so both cases take the same time.
- */
+/** The account behind a login session and its credentials (one query, same for unknown emails). */
 export async function loadAccountFacts(ctx: Pick<Context, 'db'>, email: string): Promise<AccountFacts> {
-  const account = await findAccountByEmail(ctx.db, email);
-  const credentials = await listCredentials(ctx.db, account?.id ?? null);
-  return { account, credentials };
+  return findAccountWithCredentials(ctx.db, email);
 }
 
 /** `deviceRemembered`: this browser carries a remembered device of this account (see advance()). */
@@ -67,6 +64,7 @@ export function buildAnswer(session: LoginSession, { account, credentials }: Acc
     available_credentials: neutral ? [] : summarizeCredentials(credentials),
     allow_totp_remember: session.state === 'MfaRequired',
     ...(redirectTo ? { redirect_to: redirectTo } : {}),
+    ...(!neutral && session.state === 'CredentialsRequired' && credentials.some((c) => c.type === 'webauthn') ? { passkey: true as const } : {}),
   };
 }
 

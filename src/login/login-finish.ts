@@ -1,13 +1,12 @@
-import { recordSuccessfulLogin } from '../accounts/accounts.repository.ts';
-import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
-import { countCredentials, touchCredential } from '../credentials/credentials.repository.ts';
+import { countCredentials } from '../credentials/credentials.repository.ts';
 import { createPortalSession, destroyPortalSession } from '../session/portal-session.ts';
 import { buildAnswer, redirectAfterDone, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { clearFailures } from './lockout.ts';
 import { saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
-import { decideNextStep } from './next-step.ts';
+import { decideNextStep, isMultiFactor } from './next-step.ts';
+import { recordSignIn as recordSignInRow } from './sign-in.repository.ts';
 import { findRememberedDevice, touchRememberedDevice } from './remembered-device.ts';
 
 export interface RequestInfo {
@@ -35,7 +34,11 @@ export interface LoginOutcome {
  */
 export async function advance(ctx: Context, session: LoginSession, facts: AccountFacts, info: RequestInfo): Promise<LoginOutcome> {
   const mayRemember =
-    facts.account !== null && session.first_factor !== null && !session.second_factor && countCredentials(facts.credentials).totp === 1;
+    facts.account !== null &&
+    session.first_factor !== null &&
+    !isMultiFactor(session.first_factor) &&
+    !session.second_factor &&
+    countCredentials(facts.credentials).totp === 1;
   const device = mayRemember ? await findRememberedDevice(ctx, info.deviceId, facts.account!.id) : null;
   const state = decideNextStep(stepFacts(session, facts, device !== null));
   const skippedMfa = device !== null && state !== 'MfaRequired';
@@ -69,7 +72,7 @@ async function finish(
   const now = ctx.now();
   // Independent writes, issued together: the store's share and the database's share of a sign-in
   // overlap instead of queueing one after another.
-  const [portal] = await Promise.all([
+  const [created, recorded, ...rest] = await Promise.allSettled([
     createPortalSession(ctx, {
       account_id: account.id,
       email: account.email,
@@ -78,10 +81,26 @@ async function finish(
       ip: info.ip,
       user_agent: info.userAgent,
     }),
+    recordSignIn(ctx, session, account.id, info, rememberedDevice, now),
     info.portalSessionId ? destroyPortalSession(ctx, info.portalSessionId) : undefined,
     clearFailures(ctx, session.email),
-    recordSignIn(ctx, session, account.id, info, rememberedDevice, now),
   ]);
+  if (created.status === 'rejected' || recorded.status === 'rejected') {
+    // A sign-in that could not be recorded (the database or store dropped) did not happen: the new
+    // portal session goes and the login session is put back, so the person's retry of this same
+    // step succeeds once the service returns instead of starting over. The first error answers.
+    await Promise.allSettled([
+      created.status === 'fulfilled' ? destroyPortalSession(ctx, created.value.id) : undefined,
+      saveLoginSession(ctx, session),
+    ]);
+    throw created.status === 'rejected' ? created.reason : (recorded as PromiseRejectedResult).reason;
+  }
+  // The sign-in itself stands; a previous session left behind or a failure count not cleared is
+  // logged, not turned into a failed sign-in.
+  for (const result of rest) {
+    if (result.status === 'rejected') ctx.logger.warn({ err: result.reason }, 'sign-in housekeeping failed');
+  }
+  const portal = created.value;
 
   const done: LoginSession = { ...session, state: 'Done' };
   return {
@@ -92,17 +111,13 @@ async function finish(
 
 /** The database's record of a sign-in: last login, credentials' last use, the audit event. */
 async function recordSignIn(ctx: Context, session: LoginSession, accountId: string, info: RequestInfo, rememberedDevice: boolean, now: Date) {
-  await recordSuccessfulLogin(ctx.db, accountId, now, { emailVerified: session.first_factor === 'email_code' });
-  for (const credentialId of [session.first_factor_credential_id, session.second_factor_credential_id]) {
-    if (credentialId) await touchCredential(ctx.db, credentialId, now);
-  }
-  await recordAudit(ctx.db, {
-    action: 'login.succeeded',
-    actor_id: accountId,
-    target_account_id: accountId,
-    ip: info.ip,
-    user_agent: info.userAgent,
-    details: { method: session.first_factor, amr: session.amr, ...(rememberedDevice ? { remembered_device: true } : {}) },
+  await recordSignInRow(ctx.db, {
+    accountId,
     at: now,
+    emailVerified: session.first_factor === 'email_code',
+    credentialIds: [session.first_factor_credential_id, session.second_factor_credential_id].filter((id): id is string => Boolean(id)),
+    ip: info.ip,
+    userAgent: info.userAgent,
+    details: { method: session.first_factor, amr: session.amr, ...(rememberedDevice ? { remembered_device: true } : {}) },
   });
 }

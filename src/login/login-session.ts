@@ -73,8 +73,7 @@ export async function loadLoginSession(ctx: SessionContext, id: string): Promise
  * concurrent finishers wins; the others see null.
  */
 export async function takeLoginSession(ctx: SessionContext, id: string): Promise<LoginSession | null> {
-  const raw = await ctx.store.getDel(key(id));
-  await ctx.store.del(...emailCodeKeys(id));
+  const [raw] = await Promise.all([ctx.store.getDel(key(id)), ctx.store.del(...emailCodeKeys(id))]);
   return raw ? (JSON.parse(raw) as LoginSession) : null;
 }
 

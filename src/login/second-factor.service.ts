@@ -39,17 +39,21 @@ async function proveSecondFactor(
 ): Promise<SecondFactorProof> {
   const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
   assertState(session, step);
-  await rateLimitsFor(ctx).consume('email', session.email);
-  await assertNotLocked(ctx, session.email);
-
   const ttl = Math.max(1, Math.ceil((session.expires_at - ctx.now().getTime()) / 1000));
-  const attempt = await ctx.store.incr(attemptsKey(session.id), ttl);
+  // Issued together (one pipelined round trip to the store, the account read alongside). The
+  // attempt counts even when the email's budget or the lock then refuses the call: stricter,
+  // never looser.
+  const [, , attempt, facts] = await Promise.all([
+    rateLimitsFor(ctx).consume('email', session.email),
+    assertNotLocked(ctx, session.email),
+    ctx.store.incr(attemptsKey(session.id), ttl),
+    loadAccountFacts(ctx, session.email),
+  ]);
   if (attempt > maxMfaAttempts) {
     await takeLoginSession(ctx, session.id);
     throw loginErrors.mfaRetriesExceeded();
   }
 
-  const facts = await loadAccountFacts(ctx, session.email);
   const result = await verifiers.totp.verify({ ctx, session, ...facts }, { code });
   if (!result.ok) {
     const last = attempt >= maxMfaAttempts;
