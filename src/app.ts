@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { createAdminRouter } from './admin/admin.router.ts';
+import { createImpersonationRouter } from './admin/impersonation/impersonation.routes.ts';
 import type { Context } from './context.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createHealthRouter } from './http/health.routes.ts';
@@ -15,10 +16,14 @@ import { createPortalRouter } from './http/portal.ts';
 import { limitOAuthEndpoints } from './oidc/endpoint-limits.ts';
 import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
+import { createAccountRouter } from './profile/account.routes.ts';
 import { createCredentialsRouter } from './profile/credentials.routes.ts';
+import { createSessionsRouter } from './profile/sessions.routes.ts';
+import { createPasskeysRouter } from './profile/passkeys.routes.ts';
 import { createTwoFactorRouter } from './profile/two-factor.routes.ts';
 import { createUserinfoRouter } from './profile/userinfo.routes.ts';
 import { createAvailableTenantsRouter } from './tenants/available-tenants.routes.ts';
+import { createUpstreamRouter } from './upstream/upstream.routes.ts';
 
 export interface App {
   app: Express;
@@ -82,9 +87,14 @@ export async function createApp(ctx: Context): Promise<App> {
   // Routers of each area declare full paths and are mounted here (sign-in, reset, profile, operator API).
   api.use(createInteractionRouter(ctx, provider), createAvailableTenantsRouter(ctx), createUserinfoRouter(ctx));
   api.use(createLoginRouter(ctx), createResetRouter(ctx));
-  api.use(createAdminRouter(ctx, provider));
+  api.use(createUpstreamRouter(ctx));
+  api.use(createAdminRouter(ctx, provider), createImpersonationRouter(ctx));
   api.use(createTwoFactorRouter(ctx), createCredentialsRouter(ctx));
-  app.use((req, res, next) => (ourApi.test(req.path) || isCookieUserinfo(req) ? api(req, res, next) : next()));
+  api.use(createAccountRouter(ctx, provider), createSessionsRouter(ctx, provider));
+  api.use(createPasskeysRouter(ctx));
+  // Our paths under /oauth2 that no router took (a wrong method) are our 404, not oidc-provider's.
+  const ours: express.RequestHandler = (req, res, next) => api(req, res, (err?: unknown) => (err || !req.path.startsWith('/oauth2/') ? next(err) : notFoundHandler(req, res, next)));
+  app.use((req, res, next) => (ourApi.test(req.path) || isCookieUserinfo(req) ? ours(req, res, next) : next()));
 
   // The portal's CSP (form-action 'self') must not reach /oauth2: logout confirmation and
   // form_post responses submit forms to relying parties. oidc-provider sets its own headers there.
