@@ -1,4 +1,5 @@
 import type { ImpersonatedGrant } from '../admin/impersonation/impersonation.store.ts';
+import type { ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Db } from '../db/knex.ts';
 import { tenantActiveAt } from '../tenants/tenant-activity.ts';
 
@@ -32,7 +33,7 @@ const accountCacheSize = 10_000;
 export function createFindAccount(
   db: Db,
   now: () => number = Date.now,
-  impersonationOf: (grantId: string) => Promise<ImpersonatedGrant | null> = async () => null,
+  impersonationOf: (token: ImpersonationMarks) => Promise<ImpersonatedGrant | null> = async () => null,
 ) {
   const cache = new Map<string, { row: AccountRow; until: number }>();
   const load = async (sub: string): Promise<AccountRow | undefined> => {
@@ -48,7 +49,7 @@ export function createFindAccount(
     } else cache.delete(sub);
     return row;
   };
-  return async (_ctx: unknown, sub: string, token?: { grantId?: string | undefined }) => {
+  return async (_ctx: unknown, sub: string, token?: ImpersonationMarks) => {
     if (!uuid.test(sub)) return undefined;
     const account = await load(sub);
     if (!account) return undefined;
@@ -56,7 +57,7 @@ export function createFindAccount(
       accountId: account.id,
       async claims(_use: string, scope: string) {
         // Looked up per call, never cached with the account row: it belongs to the grant.
-        const impersonation = token?.grantId ? await impersonationOf(token.grantId) : null;
+        const impersonation = token ? await impersonationOf(token) : null;
         const claims: Record<string, unknown> = {
           sub: account.id,
           email: account.email,

@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { impersonationChecks, isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
-import { findImpersonatedGrant } from '../admin/impersonation/impersonation.store.ts';
+import { impersonationChecks, impersonationOfToken, isImpersonationSession, type ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
@@ -49,7 +48,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   }
 
   const keys = await loadSigningKeys(ctx);
-  const impersonationOf = (grantId: string) => findImpersonatedGrant(ctx, grantId);
+  const impersonationOf = (token: ImpersonationMarks) => impersonationOfToken(ctx, token);
   const policy = interactionPolicy.base();
   for (const check of impersonationChecks(ctx)) policy.get('login')!.checks.add(check);
 
@@ -113,8 +112,11 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       url: (_ctx: KoaContextWithOIDC, interaction) => `/auth/interaction/${interaction.uid}`,
     },
     // Access tokens of an impersonated grant carry `act` too (introspection shows it).
-    extraTokenClaims: async (_ctx, token) => {
-      const impersonation = 'grantId' in token && token.grantId ? await impersonationOf(token.grantId) : null;
+    extraTokenClaims: async (koa, token) => {
+      // The code or refresh token being exchanged says whether the sign-in was an impersonation.
+      const exchanged = (koa.oidc.entities.AuthorizationCode ?? koa.oidc.entities.RefreshToken) as ImpersonationMarks | undefined;
+      const grantId = 'grantId' in token ? token.grantId : undefined;
+      const impersonation = exchanged ? await impersonationOf({ amr: exchanged.amr, grantId }) : null;
       return impersonation ? { act: impersonation.act } : undefined;
     },
     // Refresh tokens rotate on every use; oidc-provider revokes the grant when a rotated one is replayed.

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Context } from '../../context.ts';
 import { portalSessionId } from '../../session/portal-session.ts';
-import { peekPending, saveImpersonatedGrant, takePending, type Impersonation } from './impersonation.store.ts';
+import { findImpersonatedGrant, peekPending, saveImpersonatedGrant, takePending, type ImpersonatedGrant, type Impersonation } from './impersonation.store.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 type StoreContext = Pick<Context, 'store' | 'now' | 'config'>;
@@ -13,6 +13,22 @@ export const impersonationAmr = 'imp';
 /** Login-prompt reasons added to oidc-provider's policy. */
 export const pendingReason = 'impersonation_pending';
 export const impersonatedSessionReason = 'impersonated_session';
+
+/** What a token model shows of its grant: codes and refresh tokens carry amr, access tokens `extra`. */
+export interface ImpersonationMarks {
+  grantId?: string | undefined;
+  amr?: string[] | undefined;
+  extra?: { act?: unknown } | undefined;
+}
+
+/**
+ * The impersonation behind a token, looked up only for tokens marked as made by one (amr `imp`, or
+ * `act` already in an access token's extra claims): every other token costs no store call.
+ */
+export async function impersonationOfToken(ctx: StoreContext, token: ImpersonationMarks): Promise<ImpersonatedGrant | null> {
+  const marked = token.amr?.includes(impersonationAmr) === true || token.extra?.act !== undefined;
+  return marked && token.grantId ? findImpersonatedGrant(ctx, token.grantId) : null;
+}
 
 export function isImpersonationSession(session: { amr?: string[] | undefined } | undefined): boolean {
   return session?.amr?.includes(impersonationAmr) ?? false;
