@@ -46,11 +46,11 @@ export async function startLogin(
   input: { email: string; query: Record<string, string>; previousLoginId: string | undefined; info: RequestInfo },
 ): Promise<{ sessionId: string; answer: LoginAnswer }> {
   const email = normalizeEmail(input.email);
-  await rateLimitsFor(ctx).consume('email', email);
-  await assertNotLocked(ctx, email);
+  // The budget, the lock and the account read go out together: one round trip each to the store
+  // and the database. Nothing is written before the first two have passed.
+  const [, , facts] = await Promise.all([rateLimitsFor(ctx).consume('email', email), assertNotLocked(ctx, email), loadAccountFacts(ctx, email)]);
   if (input.previousLoginId) await takeLoginSession(ctx, input.previousLoginId);
 
-  const facts = await loadAccountFacts(ctx, email);
   const now = ctx.now().getTime();
   const draft: LoginSession = {
     id: newLoginSessionId(),
@@ -111,9 +111,12 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
   info: RequestInfo,
   changes: Partial<LoginSession> = {},
 ): Promise<LoginOutcome> {
-  await rateLimitsFor(ctx).consume('email', session.email);
-  await assertNotLocked(ctx, session.email);
-  const facts = await loadAccountFacts(ctx, session.email);
+  // Together, as in startLogin: the proof is looked at only after the budget and the lock passed.
+  const [, , facts] = await Promise.all([
+    rateLimitsFor(ctx).consume('email', session.email),
+    assertNotLocked(ctx, session.email),
+    loadAccountFacts(ctx, session.email),
+  ]);
   const result = await verifiers[method].verify({ ctx, session, ...facts }, proof);
   if (!result.ok) {
     if (result.countsAsFailure) {

@@ -68,16 +68,17 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
       const key = this.#key(id);
       const ttl = ttlFor(expiresIn);
-      const indexes: Promise<unknown>[] = [];
-      if (this.#model === 'Session' && payload.uid) indexes.push(store.set(oidcKeys.uid(payload.uid), id, ttl));
-      if (payload.userCode) indexes.push(store.set(oidcKeys.userCode(payload.userCode), id, ttl));
-      if (GRANTABLE.has(this.#model) && payload.grantId) indexes.push(store.sadd(oidcKeys.grant(payload.grantId), key, ttl));
+      const lookups: Promise<unknown>[] = [];
+      if (this.#model === 'Session' && payload.uid) lookups.push(store.set(oidcKeys.uid(payload.uid), id, ttl));
+      if (payload.userCode) lookups.push(store.set(oidcKeys.userCode(payload.userCode), id, ttl));
+      const sets: string[] = [];
+      if (GRANTABLE.has(this.#model) && payload.grantId) sets.push(oidcKeys.grant(payload.grantId));
       // Sessions get their accountId at login, after their first save: index on every upsert.
-      if (payload.accountId) indexes.push(store.sadd(oidcKeys.account(payload.accountId), key, ttl));
-      // Indexes before the payload: if the store fails in between, we leave an index entry
-      // pointing at nothing (harmless) rather than a token its grant revocation cannot find.
-      // Issued in this order in one tick, they travel in one pipeline and Redis runs them in order.
-      await Promise.all([...indexes, store.set(key, JSON.stringify(payload), ttl)]);
+      if (payload.accountId) sets.push(oidcKeys.account(payload.accountId));
+      // The payload and its grant and account index entries in one atomic write: a token always
+      // exists together with the entry its grant revocation finds it by. The uid and user-code
+      // lookups go first in the same pipeline; one left pointing at nothing is harmless.
+      await Promise.all([...lookups, store.setIndexed(key, JSON.stringify(payload), ttl, sets)]);
     }
 
     async find(id: string) {

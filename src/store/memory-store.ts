@@ -93,11 +93,21 @@ export class MemoryStore implements Store {
   }
 
   async sadd(key: string, member: string, ttlSeconds: number) {
-    const expiresAt = this.#expiry(ttlSeconds);
+    this.#addMember(key, member, this.#expiry(ttlSeconds));
+  }
+
+  #addMember(key: string, member: string, expiresAt: number) {
     const entry = this.#live(key);
     const set = entry && entry.value instanceof Set ? entry.value : new Set<string>();
     set.add(member);
     this.#put(key, { value: set, expiresAt: Math.max(entry?.expiresAt ?? 0, expiresAt) });
+  }
+
+  async setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]) {
+    // Synchronous inside, so no other call sees the sets without the value.
+    const expiresAt = this.#expiry(ttlSeconds);
+    for (const set of sets) this.#addMember(set, key, expiresAt);
+    this.#put(key, { value, expiresAt });
   }
 
   async smembers(key: string) {

@@ -1,6 +1,19 @@
 import { Redis, ReplyError } from 'ioredis';
 import { StoreUnavailableError, toTtlSeconds, type Store } from './store.ts';
 
+// Part of the Store interface; declared here (both implementations are in this folder) until it
+// moves into store.ts.
+declare module './store.ts' {
+  interface Store {
+    /**
+     * set() plus sadd(set, key, ttlSeconds) on each index set, in one atomic step: no reader sees
+     * the value without its index entries. For writes that must stay findable through an index
+     * (an oidc token through its grant), at the cost of one round trip.
+     */
+    setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]): Promise<void>;
+  }
+}
+
 export type RedisStoreOptions =
   | { url: string; prefix: string; onConnectionError?: (error: Error) => void }
   /** A client owned by the caller: the store uses it and never quits it. */
@@ -24,6 +37,24 @@ export const redisClientOptions = {
   // Commands issued in the same tick share one round trip: a token write's index updates and SET.
   enableAutoPipelining: true,
 } as const;
+
+/**
+ * setIndexed in one atomic step (KEYS[1] the value's key, KEYS[2..] the index sets; ARGV the value,
+ * the TTL and the unprefixed key, which is what the sets hold). Index sets are written before the
+ * value, each with sadd's TTL rule: NX gives a new set its TTL, GT only ever lengthens it.
+ */
+const setIndexedLua = `
+local ttl = tonumber(ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], ARGV[3])
+  redis.call('EXPIRE', KEYS[i], ttl, 'NX')
+  redis.call('EXPIRE', KEYS[i], ttl, 'GT')
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+return 1
+`;
+
+type ScriptedRedis = Redis & { nyckelSetIndexed(keyCount: number, ...args: (string | number)[]): Promise<number> };
 
 /** Escapes SCAN MATCH's glob syntax so a key prefix matches only itself. */
 function escapeGlob(text: string): string {
@@ -49,6 +80,8 @@ export class RedisStore implements Store {
       // Callers see failures as StoreUnavailableError on their commands instead.
       this.client.on('error', options.onConnectionError ?? (() => {}));
     }
+    // EVALSHA, falling back to EVAL once per connection; auto-pipelined like any other command.
+    this.client.defineCommand('nyckelSetIndexed', { lua: setIndexedLua });
   }
 
   #key(key: string): string {
@@ -131,6 +164,12 @@ export class RedisStore implements Store {
     await this.#run(async () =>
       this.#exec(await this.client.multi().sadd(full, member).expire(full, ttl, 'NX').expire(full, ttl, 'GT').exec()),
     );
+  }
+
+  async setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]) {
+    const ttl = toTtlSeconds(ttlSeconds);
+    const keys = [this.#key(key), ...sets.map((set) => this.#key(set))];
+    await this.#run(() => (this.client as ScriptedRedis).nyckelSetIndexed(keys.length, ...keys, value, ttl, key));
   }
 
   async smembers(key: string) {
