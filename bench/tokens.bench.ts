@@ -244,6 +244,7 @@ function memoryOf(side: Side): { rssMb: number; peakMb: number } {
 const nyckelOptions = (process.env.BENCH_NYCKEL_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const [bare, nyckel] = await Promise.all([startSide('bare oidc-provider', 'tokens-bare-server.ts'), startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions)]);
 const sides = [bare, nyckel];
+const ready = memoryOf(nyckel);
 
 // Warm both sides (JIT, connection pools, key import) before measuring.
 for (const side of sides) {
@@ -255,6 +256,7 @@ const warm = new Map(sides.map((side) => [side, memoryOf(side)]));
 const codes = await sideBySide(sides, codeExchangeRound);
 const refreshes = await sideBySide(sides, refreshRound);
 const memory = new Map(sides.map((side) => [side, memoryOf(side)]));
+const nyckelHeap = (await usage(nyckel)).memory;
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
@@ -290,6 +292,11 @@ console.log(
     `(store calls exclude the rate limiter's own commands)`,
 );
 console.log(`  Nyckel code exchanges per CPU-second: ${ours.codes.perCpuSecond.toFixed(0)} (bare: ${codes.get(bare)!.perCpuSecond.toFixed(0)})`);
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+console.log(
+  `  Nyckel memory: at ready ${ready.rssMb.toFixed(0)} MB RSS (start-up peak ${ready.peakMb.toFixed(0)} MB); after the run V8 heap ` +
+    `${mb(nyckelHeap.heapUsed)} used of ${mb(nyckelHeap.heapTotal)}, external ${mb(nyckelHeap.external)}`,
+);
 console.log(`  peak RSS of the Nyckel server process (VmHWM): ${peakMb.toFixed(0)} MB (target < 200 MB) ${mark(peakMb < 200)}`);
 
 await Promise.all(sides.map(stopSide));
