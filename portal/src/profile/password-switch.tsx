@@ -4,8 +4,7 @@ import { useLocation } from 'wouter';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
-import { Button } from '../components/button.tsx';
-import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { ConfirmPanel } from './confirm-panel.tsx';
 import { requestPasswordSetupLink } from './profile-api.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
@@ -111,41 +110,21 @@ export function PasswordSwitch({ email, isUser, credentials, onChanged }: Passwo
       <p className="muted field-hint" id={hintId}>
         {isUser ? t('profile.password.user_locked') : t('profile.password.stakeholder_intro')}
       </p>
-      {confirming && <ConfirmTurnOff pending={pending} onConfirm={() => void turnOff()} onCancel={cancel} />}
+      {confirming && (
+        <ConfirmPanel
+          title={t('profile.password.confirm_title')}
+          body={t('profile.password.confirm_body')}
+          confirmLabel={t('profile.password.confirm')}
+          keepLabel={t('profile.password.keep')}
+          pending={pending}
+          onConfirm={() => void turnOff()}
+          onCancel={cancel}
+        />
+      )}
       {reauth.required && <ReauthNotice email={email} />}
       {outcome === 'deleted' && <Notice message={t('success.credential_deleted')} />}
       {outcome === 'link-sent' && <Notice message={t('profile.password.link_sent', { email })} />}
       <ErrorAlert message={outcome === 'failed' ? t('errors.failed_to_remove_auth_method') : outcome === 'link-failed' ? t('profile.password.link_failed') : null} />
-    </div>
-  );
-}
-
-function ConfirmTurnOff({ pending, onConfirm, onCancel }: { pending: boolean; onConfirm: () => void; onCancel: () => void }) {
-  const { t } = useTranslation();
-  const id = useId();
-  const confirmRef = useAutoFocus<HTMLButtonElement>();
-  return (
-    <div
-      className="confirm-panel"
-      role="group"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && !pending) onCancel();
-      }}
-    >
-      <p className="confirm-title" id={`${id}-title`}>
-        {t('profile.password.confirm_title')}
-      </p>
-      <p id={`${id}-body`}>{t('profile.password.confirm_body')}</p>
-      <div className="profile-actions">
-        <Button ref={confirmRef} type="button" className="btn-danger" loading={pending} onClick={onConfirm}>
-          {t('profile.password.confirm')}
-        </Button>
-        <Button type="button" variant="secondary" disabled={pending} onClick={onCancel}>
-          {t('profile.password.keep')}
-        </Button>
-      </div>
     </div>
   );
 }

@@ -1,11 +1,10 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
-import { Button } from '../components/button.tsx';
-import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { ConfirmPanel } from './confirm-panel.tsx';
 import { TOTP_SETUP_PATH } from './profile-navigation.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
@@ -101,7 +100,17 @@ export function TwoFactorSection({ email, credentials, onChanged }: TwoFactorSec
           </Link>
         )}
       </div>
-      {confirming && <ConfirmTurnOff pending={pending} onConfirm={() => void turnOff()} onCancel={cancel} />}
+      {confirming && (
+        <ConfirmPanel
+          title={t('profile.tfa.confirm_title')}
+          body={t('profile.tfa.confirm_body')}
+          confirmLabel={t('profile.tfa.confirm')}
+          keepLabel={t('profile.tfa.keep')}
+          pending={pending}
+          onConfirm={() => void turnOff()}
+          onCancel={cancel}
+        />
+      )}
       {reauth.required && <ReauthNotice email={email} />}
       {outcome === 'deleted' && <Notice message={t('success.credential_deleted')} />}
       {outcome === 'failed' && <ErrorAlert message={t('errors.failed_to_remove_auth_method')} />}
@@ -112,35 +121,5 @@ export function TwoFactorSection({ email, credentials, onChanged }: TwoFactorSec
         </div>
       )}
     </section>
-  );
-}
-
-function ConfirmTurnOff({ pending, onConfirm, onCancel }: { pending: boolean; onConfirm: () => void; onCancel: () => void }) {
-  const { t } = useTranslation();
-  const id = useId();
-  const confirmRef = useAutoFocus<HTMLButtonElement>();
-  return (
-    <div
-      className="confirm-panel"
-      role="group"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && !pending) onCancel();
-      }}
-    >
-      <p className="confirm-title" id={`${id}-title`}>
-        {t('profile.tfa.confirm_title')}
-      </p>
-      <p id={`${id}-body`}>{t('profile.tfa.confirm_body')}</p>
-      <div className="profile-actions">
-        <Button ref={confirmRef} type="button" className="btn-danger" loading={pending} onClick={onConfirm}>
-          {t('profile.tfa.confirm')}
-        </Button>
-        <Button type="button" variant="secondary" disabled={pending} onClick={onCancel}>
-          {t('profile.tfa.keep')}
-        </Button>
-      </div>
-    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { useLocation } from 'wouter';
@@ -6,8 +6,7 @@ import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { profileLinkUrl, type ConfiguredProvider } from '../api/upstream.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
-import { Button } from '../components/button.tsx';
-import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { ConfirmPanel } from './confirm-panel.tsx';
 import { useConfiguredProviders } from '../login/oauth-providers.ts';
 import { providerOf, type Provider } from '../login/providers.ts';
 import { LOGIN_PATH, profileFailure, reauthUrl } from './profile-errors.ts';
@@ -104,7 +103,15 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
         );
       })}
       {confirming && (
-        <ConfirmUnlink provider={confirming} pending={pending !== null} onConfirm={() => void unlink(confirming)} onCancel={() => setConfirming(null)} />
+        <ConfirmPanel
+          title={t('upstream.switches.confirm_title', { provider: t(`provider.${confirming}`) })}
+          body={t('upstream.switches.confirm_body', { provider: t(`provider.${confirming}`) })}
+          confirmLabel={t('upstream.switches.confirm')}
+          keepLabel={t('upstream.switches.keep')}
+          pending={pending !== null}
+          onConfirm={() => void unlink(confirming)}
+          onCancel={() => setConfirming(null)}
+        />
       )}
       {message?.kind === 'notice' && <Notice message={message.text} />}
       {message?.kind === 'error' && !message.reauth && <ErrorAlert message={message.text} />}
@@ -134,35 +141,4 @@ function arrivalMessage(t: TFunction): Message {
   if (error === 'reauthentication_required') return { kind: 'error', text: t('upstream.errors.reauthentication_required'), reauth: true };
   const known = /^oauth\/(provider_not_configured|provider_unavailable|state_mismatch|access_denied|provider_error|not_linked|identity_in_use|tenant_not_allowed)$/.exec(error);
   return { kind: 'error', text: t(known ? `upstream.errors.${known[1]}` : 'errors.unexpected_error') };
-}
-
-function ConfirmUnlink({ provider, pending, onConfirm, onCancel }: { provider: Provider; pending: boolean; onConfirm: () => void; onCancel: () => void }) {
-  const { t } = useTranslation();
-  const id = useId();
-  const confirmRef = useAutoFocus<HTMLButtonElement>();
-  const name = t(`provider.${provider}`);
-  return (
-    <div
-      className="confirm-panel"
-      role="group"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && !pending) onCancel();
-      }}
-    >
-      <p className="confirm-title" id={`${id}-title`}>
-        {t('upstream.switches.confirm_title', { provider: name })}
-      </p>
-      <p id={`${id}-body`}>{t('upstream.switches.confirm_body', { provider: name })}</p>
-      <div className="profile-actions">
-        <Button ref={confirmRef} type="button" className="btn-danger" loading={pending} onClick={onConfirm}>
-          {t('upstream.switches.confirm')}
-        </Button>
-        <Button type="button" variant="secondary" disabled={pending} onClick={onCancel}>
-          {t('upstream.switches.keep')}
-        </Button>
-      </div>
-    </div>
-  );
 }
