@@ -18,8 +18,8 @@ export type VerifyResult =
       ok: true;
       /** The factor proven: a first factor (FirstFactor) or the second ('totp'). */
       factor: FirstFactor | 'totp';
-      /** RFC 8176 method reference recorded in the portal session's amr. */
-      amr: string;
+      /** RFC 8176 method references recorded in the portal session's amr. */
+      amr: readonly string[];
       credentialId: string | null;
     }
   | {

@@ -135,7 +135,7 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
     ...changes,
     first_factor: result.factor === 'totp' ? session.first_factor : result.factor,
     first_factor_credential_id: result.credentialId,
-    amr: [...new Set([...session.amr, result.amr])],
+    amr: [...new Set([...session.amr, ...result.amr])],
   };
   return advance(ctx, verified, facts, info);
 }

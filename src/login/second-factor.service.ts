@@ -76,7 +76,7 @@ async function proveSecondFactor(
       second_factor: true,
       second_factor_credential_id: result.credentialId,
       // RFC 8176: 'otp' for the authenticator code, 'mfa' because two factors are now proven.
-      amr: [...new Set([...session.amr, result.amr, 'mfa'])],
+      amr: [...new Set([...session.amr, ...result.amr, 'mfa'])],
     },
     facts,
     credentialId: result.credentialId,

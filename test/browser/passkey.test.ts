@@ -163,7 +163,7 @@ describe('passkeys in the browser', () => {
     await expectTenantSelection(page, tenantName);
 
     const signIn = await ctx.db('audit_events').where({ target_account_id: accountId, action: 'login.succeeded' }).orderBy('at', 'desc').first();
-    expect(signIn.details).toMatchObject({ method: 'webauthn', amr: ['hwk'] });
+    expect(signIn.details).toMatchObject({ method: 'webauthn', amr: ['hwk', 'mfa'] });
     const signCount = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]?.signCount;
     const stored = await ctx.db('credentials').where({ account_id: accountId, type: 'webauthn' }).first('counter', 'last_used_at');
     expect(Number(stored.counter)).toBe(signCount);

@@ -33,7 +33,7 @@ async function expectRefused(res: Awaited<ReturnType<typeof passkeySignIn>>, typ
 }
 
 describe('passkey sign-in: POST /auth/login/passkey/options and /verify', () => {
-  it('a registered passkey signs in at once: Done with amr hwk, no TOTP step although TOTP is enrolled', async () => {
+  it('a registered passkey signs in at once: Done with amr hwk and mfa, no TOTP step although TOTP is enrolled', async () => {
     const { account, authenticator, passkeyId } = await withPasskey({ totp: 1 });
     const browser = t.agent();
     const { sessionId, options } = await passkeyOptions(browser, account.email);
@@ -53,9 +53,9 @@ describe('passkey sign-in: POST /auth/login/passkey/options and /verify', () => 
     expect(setCookies(done).has('nyckel_session')).toBe(true);
 
     const sessions = await listPortalSessions(t.ctx, account.id);
-    expect(sessions.map((s) => s.amr)).toContainEqual(['hwk']);
+    expect(sessions.map((s) => s.amr)).toContainEqual(['hwk', 'mfa']);
     const audit = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.succeeded' }).orderBy('at', 'desc').first();
-    expect(audit.details).toMatchObject({ method: 'webauthn', amr: ['hwk'] });
+    expect(audit.details).toMatchObject({ method: 'webauthn', amr: ['hwk', 'mfa'] });
     expect(await counterOf(passkeyId)).toBe(1);
     expect((await t.ctx.db('credentials').where({ id: passkeyId }).first('last_used_at')).last_used_at).toBeInstanceOf(Date);
     expect((await browser.get('/auth/passkeys')).body.passkeys[0].last_used_at).toEqual(expect.any(String));

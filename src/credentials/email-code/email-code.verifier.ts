@@ -18,7 +18,7 @@ export const emailCodeVerifier: Verifier<EmailCodeProof> = {
     const outcome = await redeemEmailCode(ctx, session.id, code, ctx.config.loginSessionTtl);
     switch (outcome) {
       case 'ok':
-        return { ok: true, factor: 'email_code', amr: 'otp', credentialId: null };
+        return { ok: true, factor: 'email_code', amr: ['otp'], credentialId: null };
       case 'invalid':
         return { ok: false, error: loginErrors.otpInvalid(), countsAsFailure: true };
       case 'retries_exceeded':

@@ -18,6 +18,6 @@ export const oidcVerifier: Verifier<OidcProof> = {
     const credential = await findOidcCredential(ctx.db, proof);
     if (!account || !credential) return { ok: false, error: upstreamErrors.notLinked(), countsAsFailure: false };
     if (credential.account_id !== account.id) return { ok: false, error: upstreamErrors.identityInUse(), countsAsFailure: false };
-    return { ok: true, factor: 'oidc', amr: 'fed', credentialId: credential.id };
+    return { ok: true, factor: 'oidc', amr: ['fed'], credentialId: credential.id };
   },
 };

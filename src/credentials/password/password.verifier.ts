@@ -26,6 +26,6 @@ export const passwordVerifier: Verifier<PasswordProof> = {
     const outcome = await verifyPassword(credential.secret, password);
     if (!outcome.ok) return invalid();
     if (outcome.upgradedHash) await updateCredentialSecret(ctx.db, credential.id, outcome.upgradedHash);
-    return { ok: true, factor: 'password', amr: 'pwd', credentialId: credential.id };
+    return { ok: true, factor: 'password', amr: ['pwd'], credentialId: credential.id };
   },
 };

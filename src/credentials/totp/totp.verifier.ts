@@ -41,7 +41,7 @@ export const totpVerifier: Verifier<TotpProof> = {
       const step = await matchTotp(secret, code, at);
       if (step === null) continue;
       if (!(await claimTimeStep(ctx, credential.id, step))) return invalid();
-      return { ok: true, factor: 'totp', amr: 'otp', credentialId: credential.id };
+      return { ok: true, factor: 'totp', amr: ['otp'], credentialId: credential.id };
     }
     return invalid();
   },

@@ -23,8 +23,8 @@ const invalid = () => fail({ ok: false, error: passkeyErrors.invalid(), countsAs
  * non-zero, suggests a cloned authenticator and is refused) and is stored atomically.
  *
  * A user-verified passkey proves possession of the device and the person's PIN or biometric:
- * two factors at once, so no TOTP step follows (next-step.ts) and the amr is `hwk`, which the
- * acr (LoA 2) and the operator guard count as a second factor.
+ * two factors at once, so no TOTP step follows (next-step.ts) and the amr is `hwk` + `mfa`
+ * (RFC 8176), which the acr (LoA 2) and the operator guard count as a second factor.
  */
 export const webauthnVerifier: Verifier<WebauthnProof> = {
   kind: 'first',
@@ -56,6 +56,6 @@ export const webauthnVerifier: Verifier<WebauthnProof> = {
       ctx.logger.info({ credential_id: passkey.id, reason: (error as Error).message }, 'passkey assertion refused');
       return invalid();
     }
-    return { ok: true, factor: 'webauthn', amr: 'hwk', credentialId: passkey.id };
+    return { ok: true, factor: 'webauthn', amr: ['hwk', 'mfa'], credentialId: passkey.id };
   },
 };
