@@ -1,4 +1,4 @@
-import type { Adapter, AdapterConstructor, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import type { Store } from '../store/store.ts';
 
 /** Used when oidc-provider gives no expiresIn (e.g. registration tokens): nothing lives forever. */
@@ -104,27 +104,34 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
      * Marks a code or refresh token used by writing a separate marker key rather than rewriting
      * the payload: a read-modify-write racing destroy() or revokeByGrantId() could write a
      * revoked token back to life. setIfAbsent keeps the first consumption time.
+     *
+     * oidc-provider checks `consumed` when it finds the code, then consumes it: two requests with
+     * the same code (or refresh token) at the same moment both pass that check. The marker's
+     * set-if-absent decides: exactly one wins, the other is refused with invalid_grant and, as
+     * for any replay (RFC 6749 section 4.1.2), the grant is revoked with everything it issued.
      */
     async consume(id: string) {
       const key = this.#key(id);
-      const lifetime = lifetimes[this.#model];
-      // oidc-provider consumes only a code or token it has just found, so the id is a real one.
-      if (lifetime) {
-        await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), lifetime);
-        return;
-      }
-      const ttl = await store.ttl(key);
-      if (ttl === null) return;
-      await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), Math.max(1, ttl));
+      const lifetime = lifetimes[this.#model] ?? (await store.ttl(key));
+      const won = lifetime !== null && (await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), Math.max(1, lifetime)));
+      if (won) return;
+      const grantId = parse(await store.get(key))?.grantId;
+      if (grantId) await Promise.all([this.revokeByGrantId(grantId), store.del(oidcKeys.model('Grant', grantId))]);
+      throw new errors.InvalidGrant(`${this.#model === 'RefreshToken' ? 'refresh token' : 'grant'} already used`);
     }
 
     async destroy(id: string) {
       const key = this.#key(id);
       const payload = parse(await store.get(key));
-      await store.del(key, oidcKeys.consumed(key));
       // Index entries would also be pruned when read; removing them now keeps the sets small.
-      if (payload?.grantId) await store.srem(oidcKeys.grant(payload.grantId), key);
-      if (payload?.accountId) await store.srem(oidcKeys.account(payload.accountId), key);
+      // Issued in one tick, the three travel in one pipeline and Redis runs them in this order, so
+      // an interrupted pipeline can leave an index entry pointing at nothing, never a live token
+      // that its grant's index no longer names.
+      await Promise.all([
+        store.del(key, oidcKeys.consumed(key)),
+        payload?.grantId ? store.srem(oidcKeys.grant(payload.grantId), key) : undefined,
+        payload?.accountId ? store.srem(oidcKeys.account(payload.accountId), key) : undefined,
+      ]);
     }
 
     async revokeByGrantId(grantId: string) {

@@ -1,19 +1,6 @@
 import { Redis, ReplyError } from 'ioredis';
 import { StoreUnavailableError, toTtlSeconds, type Store } from './store.ts';
 
-// Part of the Store interface; declared here (both implementations are in this folder) until it
-// moves into store.ts.
-declare module './store.ts' {
-  interface Store {
-    /**
-     * set() plus sadd(set, key, ttlSeconds) on each index set, in one atomic step: no reader sees
-     * the value without its index entries. For writes that must stay findable through an index
-     * (an oidc token through its grant), at the cost of one round trip.
-     */
-    setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]): Promise<void>;
-  }
-}
-
 export type RedisStoreOptions =
   | { url: string; prefix: string; onConnectionError?: (error: Error) => void }
   /** A client owned by the caller: the store uses it and never quits it. */

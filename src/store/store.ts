@@ -23,6 +23,12 @@ export interface Store {
   sadd(key: string, member: string, ttlSeconds: number): Promise<void>;
   smembers(key: string): Promise<string[]>;
   srem(key: string, member: string): Promise<void>;
+  /**
+   * set() plus sadd(set, key, ttlSeconds) on each index set, in one atomic step: no reader sees
+   * the value without its index entries. For writes that must stay findable through an index
+   * (an oidc token through its grant), at the cost of one round trip.
+   */
+  setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]): Promise<void>;
   /** Every live key starting with prefix, with its remaining TTL. For operators' views, not hot paths. */
   scan(prefix: string): Promise<{ key: string; ttl: number }[]>;
   ping(): Promise<void>;

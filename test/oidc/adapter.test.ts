@@ -92,18 +92,33 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect(await store.ttl('oidc:AuthorizationCode:code-1')).toBeLessThanOrEqual(60);
       expect(await store.ttl(oidcKeys.consumed('oidc:AuthorizationCode:code-1'))).toBeLessThanOrEqual(60);
 
-      // A second consume (a replayed code racing the first) does not move the first time.
-      await store.set(oidcKeys.consumed('oidc:AuthorizationCode:code-1'), '1000', 60);
-      await codes.consume('code-1');
-      expect((await codes.find('code-1'))?.consumed).toBe(1000);
-
-      await codes.consume('never-issued');
-      expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:never-issued'))).toBeNull();
-
       await codes.destroy('code-1');
       expect(await codes.find('code-1')).toBeUndefined();
       expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:code-1'))).toBeNull();
       expect(await store.smembers(oidcKeys.grant('g-consume'))).toEqual([]);
+
+      // A code that is gone (destroyed while its exchange ran) cannot be consumed.
+      await expect(codes.consume('never-issued')).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:never-issued'))).toBeNull();
+    });
+
+    it('refuses the loser of two consumes of one code and revokes the grant, keeping the first time', async () => {
+      const codes = adapter('AuthorizationCode');
+      const tokens = adapter('AccessToken');
+      const grants = adapter('Grant');
+      await grants.upsert('g-race', { jti: 'g-race', kind: 'Grant' }, 60);
+      await codes.upsert('code-2', { jti: 'code-2', kind: 'AuthorizationCode', grantId: 'g-race' }, 60);
+      await tokens.upsert('at-1', { jti: 'at-1', kind: 'AccessToken', grantId: 'g-race' }, 60);
+      await store.set(oidcKeys.consumed('oidc:AuthorizationCode:code-2'), '1000', 60);
+
+      await expect(codes.consume('code-2')).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect(await tokens.find('at-1')).toBeUndefined();
+      expect(await grants.find('g-race')).toBeUndefined();
+
+      // Two at once: exactly one wins.
+      await codes.upsert('code-3', { jti: 'code-3', kind: 'AuthorizationCode', grantId: 'g-race-2' }, 60);
+      const results = await Promise.allSettled([codes.consume('code-3'), codes.consume('code-3')]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     });
 
     it('with known lifetimes, marks a code consumed in one write whose TTL covers the code', async () => {
@@ -115,12 +130,10 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       const markerTtl = (await store.ttl(oidcKeys.consumed('oidc:AuthorizationCode:code-fast')))!;
       expect(markerTtl).toBeGreaterThanOrEqual((await store.ttl('oidc:AuthorizationCode:code-fast'))!);
       expect(markerTtl).toBeLessThanOrEqual(60);
-      // The first consumption time is kept when a replay races it.
-      await codes.consume('code-fast');
-      expect((await codes.find('code-fast'))?.consumed).toBeLessThanOrEqual(epoch());
-      await store.set(oidcKeys.consumed('oidc:AuthorizationCode:code-fast'), '1000', 60);
-      await codes.consume('code-fast');
-      expect((await codes.find('code-fast'))?.consumed).toBe(1000);
+      // A replay racing it is refused and the first consumption time is kept.
+      const first = (await codes.find('code-fast'))?.consumed;
+      await expect(codes.consume('code-fast')).rejects.toMatchObject({ error: 'invalid_grant' });
+      expect((await codes.find('code-fast'))?.consumed).toBe(first);
     });
 
     it('revokeByGrantId removes every code and token of that grant and nothing else', async () => {

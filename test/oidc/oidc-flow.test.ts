@@ -152,6 +152,39 @@ describe('a relying party signs a person in with openid-client', () => {
     ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('lets exactly one of two simultaneous exchanges of a code win, and revokes what the winner got', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const callback = await codeFrom(browser, authorization);
+    const checks = { pkceCodeVerifier: authorization.verifier, expectedState: authorization.state, expectedNonce: authorization.nonce };
+    const results = await Promise.allSettled([
+      client.authorizationCodeGrant(config, callback, checks),
+      client.authorizationCodeGrant(config, callback, checks),
+    ]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r) => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect((lost[0] as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant' });
+    // A replay, even a simultaneous one, ends the grant: the winner's refresh token is dead.
+    const tokens = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof client.authorizationCodeGrant>>>).value;
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('lets exactly one of two simultaneous refreshes with one refresh token win', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const tokens = await exchange(config, await codeFrom(browser, authorization), authorization);
+    const results = await Promise.allSettled([
+      client.refreshTokenGrant(config, tokens.refresh_token!),
+      client.refreshTokenGrant(config, tokens.refresh_token!),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('signs in to a second client without a login page (single sign-on)', async () => {
     const browser = new BrowserLike(server.base);
     const one = await discover('rp-one');
