@@ -1,51 +1,15 @@
+import type { ActivityEntry as ActivityEvent } from '../../../src/profile/activity-summary.ts';
+import type { ApplicationListing, SessionListing, SessionsAnswer as SessionsResponse } from '../../../src/profile/sessions.service.ts';
 import { request } from '../api/client.ts';
+
+// The answers' shapes are the server's own types (type-only imports: nothing of the server is bundled).
+export type { ActivityEvent, ApplicationListing, SessionListing, SessionsResponse };
 
 /** Calls of the account-profile page (cookie session); shapes are the server's (openapi.yaml). */
 
 export type Locale = 'sv' | 'en';
 
 export type Setting = { key: 'locale'; value: Locale } | { key: 'name'; value: string };
-
-export interface SessionListing {
-  id: string;
-  current: boolean;
-  signed_in_at: string;
-  user_agent: string | null;
-  methods: string[];
-}
-
-export interface ApplicationListing {
-  id: string;
-  client_id: string;
-  client_name: string;
-  session_id: string | null;
-  current: boolean;
-  expires_at: string;
-}
-
-export interface SessionsResponse {
-  sessions: SessionListing[];
-  applications: ApplicationListing[];
-}
-
-export interface ActivityEvent {
-  id: string;
-  action: string;
-  at: string;
-  by: 'you' | 'support' | 'system';
-  details: {
-    method?: string;
-    type?: string;
-    provider?: string;
-    key?: string;
-    value?: string;
-    count?: number;
-    client?: string;
-    tenant?: string;
-    reason?: string;
-    as?: string;
-  };
-}
 
 export function saveSetting(setting: Setting): Promise<Setting> {
   return request('POST', '/api/accounts/settings', { body: setting });
