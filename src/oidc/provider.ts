@@ -114,7 +114,9 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     // Access tokens of an impersonated grant carry `act` too (introspection shows it).
     extraTokenClaims: async (koa, token) => {
       // The code or refresh token being exchanged says whether the sign-in was an impersonation.
-      const exchanged = (koa.oidc.entities.AuthorizationCode ?? koa.oidc.entities.RefreshToken) as ImpersonationMarks | undefined;
+      // Tokens minted outside a request (operator tooling, tests) have no context and no such source.
+      const entities = (koa as KoaContextWithOIDC | undefined)?.oidc?.entities;
+      const exchanged = (entities?.AuthorizationCode ?? entities?.RefreshToken) as ImpersonationMarks | undefined;
       const grantId = 'grantId' in token ? token.grantId : undefined;
       const impersonation = exchanged ? await impersonationOf({ amr: exchanged.amr, grantId }) : null;
       return impersonation ? { act: impersonation.act } : undefined;
