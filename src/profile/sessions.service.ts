@@ -65,8 +65,8 @@ async function ownOidcSessions(ctx: Context, provider: Provider, request: Sessio
   if (request.opSessionCookie && /^[A-Za-z0-9_-]{1,128}$/.test(request.opSessionCookie)) {
     const op = await provider.Session.find(request.opSessionCookie);
     if (op?.accountId === request.session.account_id && op.uid) {
+      if (!uids.has(op.uid)) await linkOidcSession(ctx, request.session.id, op.uid);
       uids.add(op.uid);
-      if (!(await linkedOidcSessions(ctx, request.session.id)).includes(op.uid)) await linkOidcSession(ctx, request.session.id, op.uid);
     }
   }
   return uids;
