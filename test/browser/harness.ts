@@ -12,7 +12,8 @@ const root = resolve(import.meta.dirname, '../..');
 /** Where screenshots go: the journeys' own and one per failed test. */
 export const SHOTS_DIR = '/tmp/shots';
 
-const CHROMIUM_ARGS = [
+/** Flags every browser test launches Chromium with. */
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

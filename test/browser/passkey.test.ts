@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
@@ -8,7 +7,8 @@ import { createApp } from '../../src/app.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
-import { ensurePortalBuilt, SHOTS_DIR } from './harness.ts';
+import { freePort } from '../helpers/server.ts';
+import { CHROMIUM_ARGS, ensurePortalBuilt, SHOTS_DIR } from './harness.ts';
 import { t } from './texts.ts';
 
 /**
@@ -31,13 +31,6 @@ let context: BrowserContext;
 let page: Page;
 let pageErrors: string[] = [];
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   mkdirSync(SHOTS_DIR, { recursive: true });
@@ -51,17 +44,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--host-resolver-rules=MAP localhost 127.0.0.1',
-    ],
+    args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP localhost 127.0.0.1'],
   });
 });
 

@@ -1,11 +1,10 @@
-import { createServer } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startUpstream, type TestUpstream } from '../upstream/upstream-provider.ts';
-import { ensurePortalBuilt } from './harness.ts';
+import { CHROMIUM_ARGS, ensurePortalBuilt } from './harness.ts';
 import { t } from './texts.ts';
 
 /**
@@ -23,13 +22,6 @@ let page: Page;
 const clientId = 'nyckel-browser';
 const clientSecret = 'browser-upstream-secret-0123456789';
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   ensurePortalBuilt();
@@ -42,7 +34,7 @@ beforeAll(async () => {
   google = await startUpstream({ kind: 'google', nyckelOrigin: server.base, port, clientId, clientSecret });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: CHROMIUM_ARGS,
   });
 });
 afterAll(async () => {

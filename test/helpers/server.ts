@@ -12,7 +12,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now (for servers that must know their URL before they listen). */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;

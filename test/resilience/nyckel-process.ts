@@ -1,17 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../helpers/server.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 export interface NyckelProcess {
   child: ChildProcess;
