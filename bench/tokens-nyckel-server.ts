@@ -62,7 +62,7 @@ try {
   const io = { dbQueries: 0, storeCalls: 0 };
   ctx.db.on('query', () => (io.dbQueries += 1));
   const store = ctx.store as unknown as Record<string, unknown>;
-  for (const method of ['get', 'set', 'setIndexed', 'setIfAbsent', 'getDel', 'del', 'incr', 'ttl', 'sadd', 'smembers', 'srem']) {
+  for (const method of ['get', 'getWithReference', 'claimAndWrite', 'set', 'setIndexed', 'setIfAbsent', 'getDel', 'del', 'incr', 'ttl', 'sadd', 'smembers', 'srem']) {
     const original = store[method] as (...args: unknown[]) => Promise<unknown>;
     store[method] = (...args: unknown[]) => {
       io.storeCalls += 1;

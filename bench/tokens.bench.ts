@@ -21,7 +21,8 @@
  * The targets are for the production setup; the embedded numbers are printed for comparison.
  *
  * BENCH_SECONDS (per side and grant), BENCH_ROUNDS, BENCH_CONCURRENCY tune it;
- * BENCH_NYCKEL_NODE_OPTIONS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to Nyckel's node.
+ * BENCH_NYCKEL_NODE_OPTIONS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to Nyckel's node,
+ * BENCH_BARE_NODE_OPTIONS to the bare provider's.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -250,7 +251,8 @@ function memoryOf(side: Side): { rssMb: number; peakMb: number } {
 }
 
 const nyckelOptions = (process.env.BENCH_NYCKEL_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
-const [bare, nyckel] = await Promise.all([startSide('bare oidc-provider', 'tokens-bare-server.ts'), startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions)]);
+const bareOptions = (process.env.BENCH_BARE_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+const [bare, nyckel] = await Promise.all([startSide('bare oidc-provider', 'tokens-bare-server.ts', bareOptions), startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions)]);
 const sides = [bare, nyckel];
 const ready = memoryOf(nyckel);
 

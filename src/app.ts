@@ -71,6 +71,9 @@ export async function createApp(ctx: Context): Promise<App> {
 
   const { provider } = await createProvider(ctx);
 
+  // The back channel (token, introspection, revocation) goes straight to oidc-provider.
+  const oauth = provider.callback() as express.RequestHandler;
+  app.use('/oauth2', limitOAuthEndpoints(ctx, oauth));
   app.use(createHealthRouter(ctx), createMetricsRouter(ctx.config));
 
   const api = express.Router();
@@ -100,8 +103,7 @@ export async function createApp(ctx: Context): Promise<App> {
   // form_post responses submit forms to relying parties. oidc-provider sets its own headers there.
   app.use(createPortalRouter(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } })));
 
-  app.use(limitOAuthEndpoints(ctx));
-  app.use('/oauth2', provider.callback());
+  app.use('/oauth2', oauth);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,5 +1,6 @@
 import { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import type { Store } from '../store/store.ts';
+import { currentTokenBatch, flushPending } from './token-batch.ts';
 
 /** Used when oidc-provider gives no expiresIn (e.g. registration tokens): nothing lives forever. */
 export const MAX_TTL_SECONDS = 14 * 24 * 3600;
@@ -40,6 +41,9 @@ function ttlFor(expiresIn: number | undefined): number {
   return Math.max(1, Math.ceil(expiresIn));
 }
 
+/** The consumed marker's value: when, in seconds since the epoch (oidc-provider's `consumed`). */
+const consumedAt = () => String(Math.floor(Date.now() / 1000));
+
 function parse(stored: string | null): AdapterPayload | undefined {
   return stored === null ? undefined : (JSON.parse(stored) as AdapterPayload);
 }
@@ -78,24 +82,51 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       // The payload and its grant and account index entries in one atomic write: a token always
       // exists together with the entry its grant revocation finds it by. The uid and user-code
       // lookups go first in the same pipeline; one left pointing at nothing is harmless.
+      const batch = currentTokenBatch();
+      if (this.#model === 'Grant') batch?.grants.delete(id);
+      if (batch && lookups.length === 0) {
+        // Sent with the request's consume, and the answer waits for it (src/oidc/token-batch.ts).
+        batch.writes.push({ key, value: JSON.stringify(payload), ttlSeconds: ttl, sets });
+        return;
+      }
+      await flushPending(batch);
       await Promise.all([...lookups, store.setIndexed(key, JSON.stringify(payload), ttl, sets)]);
     }
 
     async find(id: string) {
       const key = this.#key(id);
+      const batch = currentTokenBatch();
+      if (this.#model === 'Grant' && batch?.grants.has(id)) {
+        // Read a moment ago together with the token that names it; used once.
+        const stored = batch.grants.get(id)!;
+        batch.grants.delete(id);
+        return parse(stored);
+      }
+      await flushPending(batch);
       if (!CONSUMABLE.has(this.#model)) return parse(await store.get(key));
-      const [stored, consumed] = await Promise.all([store.get(key), store.get(oidcKeys.consumed(key))]);
+      let stored: string | null;
+      let consumed: string | null;
+      if (batch && GRANTABLE.has(this.#model)) {
+        const read = await store.getWithReference(key, [oidcKeys.consumed(key)], { field: 'grantId', prefix: oidcKeys.model('Grant', '') });
+        [stored = null, consumed = null] = read.values;
+        const grantId = parse(stored)?.grantId;
+        if (grantId) batch.grants.set(grantId, read.referenced);
+      } else {
+        [stored, consumed] = await Promise.all([store.get(key), store.get(oidcKeys.consumed(key))]);
+      }
       const payload = parse(stored);
       if (payload && consumed !== null) payload.consumed ??= Number(consumed);
       return payload;
     }
 
     async findByUid(uid: string) {
+      await flushPending(currentTokenBatch());
       const id = await store.get(oidcKeys.uid(uid));
       return id === null ? undefined : this.find(id);
     }
 
     async findByUserCode(userCode: string) {
+      await flushPending(currentTokenBatch());
       const id = await store.get(oidcKeys.userCode(userCode));
       return id === null ? undefined : this.find(id);
     }
@@ -112,16 +143,33 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
      */
     async consume(id: string) {
       const key = this.#key(id);
-      const lifetime = lifetimes[this.#model] ?? (await store.ttl(key));
-      const won = lifetime !== null && (await store.setIfAbsent(oidcKeys.consumed(key), String(Math.floor(Date.now() / 1000)), Math.max(1, lifetime)));
-      if (won) return;
+      const description = this.#model === 'RefreshToken' ? 'refresh token' : 'grant';
+      const mark = (lifetime: number) => store.setIfAbsent(oidcKeys.consumed(key), consumedAt(), Math.max(1, lifetime));
+      const batch = currentTokenBatch();
+      const known = lifetimes[this.#model];
+      if (batch && !batch.claim && known !== undefined) {
+        // Sent with the tokens it pays for; the answer waits for the outcome (src/oidc/token-batch.ts).
+        batch.claim = { key: oidcKeys.consumed(key), value: consumedAt(), ttlSeconds: Math.max(1, known), lost: () => this.#revokeReplayed(key), description };
+        return;
+      }
+      await flushPending(batch);
+      const lifetime = known ?? (await store.ttl(key));
+      if (lifetime !== null && (await mark(lifetime))) return;
+      await this.#revokeReplayed(key);
+      throw new errors.InvalidGrant(`${description} already used`);
+    }
+
+    /** A code or refresh token used twice: its grant and everything issued under it are revoked. */
+    async #revokeReplayed(key: string) {
       const grantId = parse(await store.get(key))?.grantId;
       if (grantId) await Promise.all([this.revokeByGrantId(grantId), store.del(oidcKeys.model('Grant', grantId))]);
-      throw new errors.InvalidGrant(`${this.#model === 'RefreshToken' ? 'refresh token' : 'grant'} already used`);
     }
 
     async destroy(id: string) {
       const key = this.#key(id);
+      const batch = currentTokenBatch();
+      if (this.#model === 'Grant') batch?.grants.delete(id);
+      await flushPending(batch);
       const payload = parse(await store.get(key));
       // Index entries would also be pruned when read; removing them now keeps the sets small.
       // Issued in one tick, the three travel in one pipeline and Redis runs them in this order, so
@@ -135,6 +183,7 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
     }
 
     async revokeByGrantId(grantId: string) {
+      await flushPending(currentTokenBatch());
       const grantKey = oidcKeys.grant(grantId);
       const keys = await store.smembers(grantKey);
       if (keys.length === 0) return;

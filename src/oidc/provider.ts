@@ -10,6 +10,7 @@ import { createClientAdapter } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
+import { settleTokenRequests } from './token-batch.ts';
 
 export type NyckelProvider = Provider;
 
@@ -144,6 +145,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
+  provider.use(settleTokenRequests(provider, ctx.store));
   // Unknown paths and methods under /oauth2 answer in the OAuth error shape, not Koa's plain text.
   provider.use(async (koa, next) => {
     await next();

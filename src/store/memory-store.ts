@@ -1,4 +1,16 @@
-import { toTtlSeconds, type Store } from './store.ts';
+import { toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
+
+/** `value[field]` when value is a JSON object and that field a string, as the Redis script reads it. */
+function referenceOf(value: string | null, field: string): string | undefined {
+  if (value === null) return undefined;
+  try {
+    const decoded: unknown = JSON.parse(value);
+    const target = decoded && typeof decoded === 'object' ? (decoded as Record<string, unknown>)[field] : undefined;
+    return typeof target === 'string' ? target : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 interface Entry {
   value: string | Set<string>;
@@ -78,11 +90,11 @@ export class MemoryStore implements Store {
     for (const key of keys) this.#entries.delete(this.#prefix + key);
   }
 
-  async incr(key: string, ttlSeconds: number) {
+  async incr(key: string, ttlSeconds: number, by = 1) {
     const expiresAt = this.#expiry(ttlSeconds);
     const entry = this.#live(key);
     if (entry && typeof entry.value !== 'string') throw new TypeError(`${key} holds a set, not a counter`);
-    const next = (entry ? Number(entry.value) : 0) + 1;
+    const next = (entry ? Number(entry.value) : 0) + by;
     this.#put(key, { value: String(next), expiresAt: entry?.expiresAt ?? expiresAt });
     return next;
   }
@@ -108,6 +120,27 @@ export class MemoryStore implements Store {
     const expiresAt = this.#expiry(ttlSeconds);
     for (const set of sets) this.#addMember(set, key, expiresAt);
     this.#put(key, { value, expiresAt });
+  }
+
+  async claimAndWrite(claim: { key: string; value: string; ttlSeconds: number } | null, writes: IndexedWrite[]) {
+    // Every TTL is checked before anything is written, as the Redis script's caller does.
+    const claimExpiry = claim && this.#expiry(claim.ttlSeconds);
+    const expiries = writes.map((write) => this.#expiry(write.ttlSeconds));
+    if (claim) {
+      if (this.#live(claim.key)) return false;
+      this.#put(claim.key, { value: claim.value, expiresAt: claimExpiry! });
+    }
+    writes.forEach((write, i) => {
+      for (const set of write.sets) this.#addMember(set, write.key, expiries[i]!);
+      this.#put(write.key, { value: write.value, expiresAt: expiries[i]! });
+    });
+    return true;
+  }
+
+  async getWithReference(key: string, alsoKeys: string[], ref: { field: string; prefix: string }) {
+    const values = [key, ...alsoKeys].map((k) => this.#string(k));
+    const target = referenceOf(values[0] ?? null, ref.field);
+    return { values, referenced: target === undefined ? null : this.#string(ref.prefix + target) };
   }
 
   async smembers(key: string) {

@@ -1,5 +1,5 @@
 import { Redis, ReplyError } from 'ioredis';
-import { StoreUnavailableError, toTtlSeconds, type Store } from './store.ts';
+import { StoreUnavailableError, toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
 
 export type RedisStoreOptions =
   | { url: string; prefix: string; onConnectionError?: (error: Error) => void }
@@ -41,7 +41,58 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
 return 1
 `;
 
-type ScriptedRedis = Redis & { nyckelSetIndexed(keyCount: number, ...args: (string | number)[]): Promise<number> };
+/**
+ * claimAndWrite in one atomic step. ARGV[1] is '1' when there is a claim (KEYS[1], value ARGV[2],
+ * TTL ARGV[3]); then, per write, four ARGV (value, TTL, unprefixed key, number of index sets) and
+ * its key followed by its sets in KEYS. Index sets follow setIndexed's TTL rule.
+ */
+const claimAndWriteLua = `
+local k = 1
+if ARGV[1] == '1' then
+  if not redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]), 'NX') then return 0 end
+  k = 2
+end
+for a = 4, #ARGV, 4 do
+  local ttl = tonumber(ARGV[a + 1])
+  local sets = tonumber(ARGV[a + 3])
+  for i = 1, sets do
+    redis.call('SADD', KEYS[k + i], ARGV[a + 2])
+    redis.call('EXPIRE', KEYS[k + i], ttl, 'NX')
+    redis.call('EXPIRE', KEYS[k + i], ttl, 'GT')
+  end
+  redis.call('SET', KEYS[k], ARGV[a], 'EX', ttl)
+  k = k + 1 + sets
+end
+return 1
+`;
+
+/**
+ * getWithReference in one atomic step (KEYS the value's key and its companions; ARGV the JSON
+ * field and the full key prefix of the referenced record). The referenced key is computed inside
+ * the script, which a single Redis server allows; Redis Cluster would need it to share a hash slot.
+ * A missing key reads as false (nil in the reply).
+ */
+const getWithReferenceLua = `
+local values = {}
+for i = 1, #KEYS do
+  values[i] = redis.call('GET', KEYS[i])
+end
+local referenced = false
+if values[1] then
+  local ok, decoded = pcall(cjson.decode, values[1])
+  if ok and type(decoded) == 'table' and type(decoded[ARGV[1]]) == 'string' then
+    referenced = redis.call('GET', ARGV[2] .. decoded[ARGV[1]])
+  end
+end
+values[#KEYS + 1] = referenced
+return values
+`;
+
+type ScriptedRedis = Redis & {
+  nyckelSetIndexed(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  nyckelGetWithReference(keyCount: number, ...args: string[]): Promise<(string | null)[]>;
+  nyckelClaimAndWrite(keyCount: number, ...args: (string | number)[]): Promise<number>;
+};
 
 /** Escapes SCAN MATCH's glob syntax so a key prefix matches only itself. */
 function escapeGlob(text: string): string {
@@ -69,6 +120,8 @@ export class RedisStore implements Store {
     }
     // EVALSHA, falling back to EVAL once per connection; auto-pipelined like any other command.
     this.client.defineCommand('nyckelSetIndexed', { lua: setIndexedLua });
+    this.client.defineCommand('nyckelGetWithReference', { lua: getWithReferenceLua });
+    this.client.defineCommand('nyckelClaimAndWrite', { lua: claimAndWriteLua });
   }
 
   #key(key: string): string {
@@ -126,13 +179,13 @@ export class RedisStore implements Store {
     await this.#run(() => this.client.del(...keys.map((key) => this.#key(key))));
   }
 
-  async incr(key: string, ttlSeconds: number) {
+  async incr(key: string, ttlSeconds: number, by = 1) {
     const ttl = toTtlSeconds(ttlSeconds);
     const full = this.#key(key);
     // One transaction: the counter can never exist without a TTL, and EXPIRE NX sets it only on
     // the increment that created the key, so a stream of attempts cannot keep a lockout alive.
     const [count] = await this.#run(async () =>
-      this.#exec(await this.client.multi().incr(full).expire(full, ttl, 'NX').exec()),
+      this.#exec(await this.client.multi().incrby(full, by).expire(full, ttl, 'NX').exec()),
     );
     return Number(count);
   }
@@ -157,6 +210,24 @@ export class RedisStore implements Store {
     const ttl = toTtlSeconds(ttlSeconds);
     const keys = [this.#key(key), ...sets.map((set) => this.#key(set))];
     await this.#run(() => (this.client as ScriptedRedis).nyckelSetIndexed(keys.length, ...keys, value, ttl, key));
+  }
+
+  async claimAndWrite(claim: { key: string; value: string; ttlSeconds: number } | null, writes: IndexedWrite[]) {
+    const keys: string[] = [];
+    const args: (string | number)[] = claim ? ['1', claim.value, toTtlSeconds(claim.ttlSeconds)] : ['0', '', ''];
+    if (claim) keys.push(this.#key(claim.key));
+    for (const write of writes) {
+      keys.push(this.#key(write.key), ...write.sets.map((set) => this.#key(set)));
+      args.push(write.value, toTtlSeconds(write.ttlSeconds), write.key, write.sets.length);
+    }
+    const reply = await this.#run(() => (this.client as ScriptedRedis).nyckelClaimAndWrite(keys.length, ...keys, ...args));
+    return reply === 1;
+  }
+
+  async getWithReference(key: string, alsoKeys: string[], ref: { field: string; prefix: string }) {
+    const keys = [key, ...alsoKeys].map((k) => this.#key(k));
+    const reply = await this.#run(() => (this.client as ScriptedRedis).nyckelGetWithReference(keys.length, ...keys, ref.field, this.#key(ref.prefix)));
+    return { values: reply.slice(0, keys.length), referenced: reply[keys.length] ?? null };
   }
 
   async smembers(key: string) {

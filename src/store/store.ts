@@ -15,8 +15,8 @@ export interface Store {
   /** Reads and removes atomically: of many concurrent callers exactly one gets the value. */
   getDel(key: string): Promise<string | null>;
   del(...keys: string[]): Promise<void>;
-  /** Atomic increment; the TTL is set when the key is created and kept on later increments. */
-  incr(key: string, ttlSeconds: number): Promise<number>;
+  /** Atomic increment (by `by`, default 1); the TTL is set when the key is created and kept on later increments. */
+  incr(key: string, ttlSeconds: number, by?: number): Promise<number>;
   /** Seconds left, or null when the key does not exist. */
   ttl(key: string): Promise<number | null>;
   /** Adds a member to a set and extends the set's TTL to at least ttlSeconds. */
@@ -29,10 +29,33 @@ export interface Store {
    * (an oidc token through its grant), at the cost of one round trip.
    */
   setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]): Promise<void>;
+  /**
+   * Claims `claim.key` (written only if absent) and, only when this call claimed it, makes every
+   * write in `writes` as setIndexed would, all in one atomic step and one round trip. True when
+   * claimed; with no claim the writes always happen. For a use-once marker and what its use pays
+   * for (a consumed refresh token and the tokens that replace it): of two concurrent callers
+   * exactly one claims, and the other's writes never happen.
+   */
+  claimAndWrite(claim: { key: string; value: string; ttlSeconds: number } | null, writes: IndexedWrite[]): Promise<boolean>;
+  /**
+   * Reads `key` and `alsoKeys` and, when key's value is a JSON object whose `ref.field` is a
+   * string, the key `ref.prefix + value[ref.field]` as well: a record, its companions and the
+   * record it points to (an oidc token, its consumed marker and its grant), in one atomic step
+   * and one round trip instead of two in sequence.
+   */
+  getWithReference(key: string, alsoKeys: string[], ref: { field: string; prefix: string }): Promise<{ values: (string | null)[]; referenced: string | null }>;
   /** Every live key starting with prefix, with its remaining TTL. For operators' views, not hot paths. */
   scan(prefix: string): Promise<{ key: string; ttl: number }[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One setIndexed() call, as data. */
+export interface IndexedWrite {
+  key: string;
+  value: string;
+  ttlSeconds: number;
+  sets: string[];
 }
 
 /** Thrown when the backing service cannot be reached: the HTTP layer answers 503. */

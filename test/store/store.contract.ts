@@ -49,6 +49,13 @@ export function storeContract(name: string, make: MakeStore) {
       expect(await store.ttl('no-such-key')).toBeNull();
     });
 
+    it('increments by a given amount, keeping the TTL of the increment that created the key', async () => {
+      expect(await store.incr('by:count', 60, 5)).toBe(5);
+      expect(await store.incr('by:count', 600, 3)).toBe(8);
+      expect(await store.incr('by:count', 600)).toBe(9);
+      expect(await store.ttl('by:count')).toBeLessThanOrEqual(60);
+    });
+
     it('refuses a TTL that is not a positive number', async () => {
       await expect(store.set('bad-ttl', 'x', 0)).rejects.toThrow(RangeError);
       await expect(store.incr('bad-ttl', -1)).rejects.toThrow(RangeError);
@@ -158,6 +165,60 @@ export function storeContract(name: string, make: MakeStore) {
       await expect(store.setIndexed('idx:bad', 'x', 0, ['idx:bad-set'])).rejects.toThrow(RangeError);
       expect(await store.get('idx:bad')).toBeNull();
       expect(await store.smembers('idx:bad-set')).toEqual([]);
+    });
+
+    it('getWithReference reads a record, its companions and the record its field points to', async () => {
+      await store.set('ref:token', JSON.stringify({ grantId: 'g1', other: 1 }), 60);
+      await store.set('ref:marker', '123', 60);
+      await store.set('ref:grant:g1', 'grant-one', 60);
+      await store.set('ref:grant:g2', 'grant-two', 60);
+      const ref = { field: 'grantId', prefix: 'ref:grant:' };
+      expect(await store.getWithReference('ref:token', ['ref:marker', 'ref:absent'], ref)).toEqual({
+        values: [JSON.stringify({ grantId: 'g1', other: 1 }), '123', null],
+        referenced: 'grant-one',
+      });
+      // No record, a record without the field, a field that is not a string, or not JSON at all:
+      // nothing is followed.
+      expect(await store.getWithReference('ref:none', [], ref)).toEqual({ values: [null], referenced: null });
+      await store.set('ref:nofield', JSON.stringify({ other: 'g2' }), 60);
+      expect((await store.getWithReference('ref:nofield', [], ref)).referenced).toBeNull();
+      await store.set('ref:number', JSON.stringify({ grantId: 2 }), 60);
+      expect((await store.getWithReference('ref:number', [], ref)).referenced).toBeNull();
+      await store.set('ref:text', 'not json', 60);
+      expect(await store.getWithReference('ref:text', ['ref:marker'], ref)).toEqual({ values: ['not json', '123'], referenced: null });
+      // A reference to a record that does not exist reads as null.
+      await store.set('ref:dangling', JSON.stringify({ grantId: 'gone' }), 60);
+      expect((await store.getWithReference('ref:dangling', [], ref)).referenced).toBeNull();
+    });
+
+    it('claimAndWrite makes its writes only when it claims, and exactly one of concurrent callers claims', async () => {
+      const claim = { key: 'claim:marker', value: 'first', ttlSeconds: 60 };
+      const writes = (tag: string) => [
+        { key: `claim:${tag}:a`, value: 'A', ttlSeconds: 30, sets: ['claim:set'] },
+        { key: `claim:${tag}:b`, value: 'B', ttlSeconds: 90, sets: ['claim:set', 'claim:other'] },
+      ];
+      const results = await Promise.all(['x', 'y', 'z'].map((tag) => store.claimAndWrite({ ...claim, value: tag }, writes(tag))));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = ['x', 'y', 'z'][results.indexOf(true)]!;
+      expect(await store.get('claim:marker')).toBe(winner);
+      expect(await store.ttl('claim:marker')).toBeGreaterThanOrEqual(59);
+      for (const tag of ['x', 'y', 'z']) {
+        expect(await store.get(`claim:${tag}:a`)).toBe(tag === winner ? 'A' : null);
+        expect(await store.get(`claim:${tag}:b`)).toBe(tag === winner ? 'B' : null);
+      }
+      expect((await store.smembers('claim:set')).sort()).toEqual([`claim:${winner}:a`, `claim:${winner}:b`]);
+      expect(await store.smembers('claim:other')).toEqual([`claim:${winner}:b`]);
+      // Index sets follow setIndexed's TTL rule: the longest write's TTL.
+      expect(await store.ttl('claim:set')).toBeGreaterThanOrEqual(89);
+      expect(await store.ttl(`claim:${winner}:a`)).toBeLessThanOrEqual(30);
+
+      // Without a claim the writes always happen.
+      expect(await store.claimAndWrite(null, [{ key: 'claim:free', value: 'F', ttlSeconds: 60, sets: [] }])).toBe(true);
+      expect(await store.get('claim:free')).toBe('F');
+      // A bad TTL writes nothing at all.
+      await expect(store.claimAndWrite({ key: 'claim:bad', value: 'v', ttlSeconds: 60 }, [{ key: 'claim:bad-write', value: 'v', ttlSeconds: 0, sets: [] }])).rejects.toThrow(RangeError);
+      expect(await store.get('claim:bad')).toBeNull();
+      expect(await store.get('claim:bad-write')).toBeNull();
     });
 
     it('scan finds live keys by literal prefix, without the store prefix, with TTLs', async () => {

@@ -1,0 +1,118 @@
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { isUnavailable } from '../http/error-handler.ts';
+import type { IndexedWrite, Store } from '../store/store.ts';
+import { temporarilyUnavailable } from './fail-closed.ts';
+
+/**
+ * The token endpoint's store traffic in as few round trips as its checks allow. oidc-provider
+ * makes five sequential adapter calls per grant (find the code or refresh token, find its grant,
+ * consume, save the refresh token, save the access token); each would be a round trip to Redis
+ * and, on this server, a socket write and a read. Within one token request there are two:
+ *
+ * - The code or refresh token is read together with its grant (Store.getWithReference); the
+ *   grant is handed to oidc-provider's Grant.find a moment later without reading it again.
+ * - consume() and the token writes are collected and sent, once oidc-provider has built its
+ *   answer, as one atomic Store.claimAndWrite: the consumed marker is claimed and, only if this
+ *   request claimed it, the new tokens are written. The answer waits for it. A claim lost to a
+ *   concurrent use of the same code or refresh token writes nothing, revokes the grant and turns
+ *   the answer into invalid_grant, as an awaited consume() would have; a store failure turns it
+ *   into 503 temporarily_unavailable. No token leaves before it and the consumption that paid for
+ *   it are stored.
+ *
+ * Any other adapter call in the same request first sends what was collected, so reads always see
+ * the request's own writes.
+ */
+export interface TokenBatch {
+  /** Grants read together with the token naming them: grant id → stored payload (null: none). */
+  readonly grants: Map<string, string | null>;
+  /** The consume() of this request, waiting to be sent. */
+  claim?: Claim;
+  /** A claim that was sent and lost: the code or refresh token had been used already. */
+  lostClaim?: Claim;
+  /** Token writes waiting to be sent. */
+  readonly writes: IndexedWrite[];
+  /** Sends what was collected (at most once at a time); true unless a claim was lost. */
+  flush(): Promise<boolean>;
+}
+
+interface Claim {
+  key: string;
+  value: string;
+  ttlSeconds: number;
+  /** What a request that used a code or refresh token a second time must do. */
+  lost: () => Promise<void>;
+  /** 'refresh token' or 'grant', for the error. */
+  description: string;
+}
+
+const batches = new WeakMap<object, TokenBatch>();
+
+/** The batch of the token request this call runs in, if any (oidc-provider's own request context). */
+export function currentTokenBatch(): TokenBatch | undefined {
+  const koa = Provider.ctx;
+  return koa ? batches.get(koa) : undefined;
+}
+
+/** Sends what the batch collected before an adapter call that must see it. */
+export async function flushPending(batch: TokenBatch | undefined): Promise<void> {
+  if (batch && (batch.claim || batch.writes.length > 0)) await batch.flush();
+}
+
+const isTokenRequest = (koa: KoaContextWithOIDC) => koa.method === 'POST' && koa.path.endsWith('/token');
+
+function openBatch(store: Store): TokenBatch {
+  const batch: TokenBatch = {
+    grants: new Map(),
+    writes: [],
+    async flush() {
+      const { claim } = batch;
+      const writes = batch.writes.splice(0);
+      batch.claim = undefined;
+      if (claim || writes.length > 0) {
+        const claimed = await store.claimAndWrite(claim ? { key: claim.key, value: claim.value, ttlSeconds: claim.ttlSeconds } : null, writes);
+        if (!claimed) batch.lostClaim ??= claim;
+      }
+      return batch.lostClaim === undefined;
+    },
+  };
+  return batch;
+}
+
+/**
+ * Koa middleware for oidc-provider (provider.use): opens a batch for each token request and, once
+ * oidc-provider has built its answer, sends what was collected and holds the answer until it is
+ * stored, replacing the answer when the claim was lost or the store failed.
+ */
+export function settleTokenRequests(provider: Provider, store: Store) {
+  return async (koa: KoaContextWithOIDC, next: () => Promise<void>) => {
+    if (!isTokenRequest(koa)) return next();
+    const batch = openBatch(store);
+    batches.set(koa, batch);
+    await next();
+    try {
+      if (await batch.flush()) return;
+      // Used twice: the grant and everything issued under it are revoked, as for any replay.
+      const claim = batch.lostClaim!;
+      await claim.lost();
+      const error = new errors.InvalidGrant(`${claim.description} already used`);
+      provider.emit('grant.error', koa, error);
+      answer(koa, error);
+    } catch (error) {
+      answer(koa, failure(provider, koa, error));
+    }
+  };
+}
+
+/** An outage is temporarily_unavailable (503, the client may retry); anything else a server_error, as oidc-provider answers it. */
+function failure(provider: Provider, koa: KoaContextWithOIDC, error: unknown): Error {
+  if (isUnavailable(error)) return temporarilyUnavailable(error);
+  provider.emit('server_error', koa, error);
+  return Object.assign(new Error('oops! something went wrong'), { statusCode: 500, error: 'server_error', error_description: 'oops! something went wrong' });
+}
+
+/** oidc-provider's own error answer on the token endpoint: status and `{error, error_description}`. */
+function answer(koa: KoaContextWithOIDC, error: Error): void {
+  const { statusCode, error: code, error_description } = error as Error & { statusCode: number; error: string; error_description?: string };
+  koa.status = statusCode;
+  koa.body = { error: code, ...(error_description !== undefined && { error_description }) };
+}
