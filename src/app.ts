@@ -1,12 +1,12 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { createAdminRouter } from './admin/admin.router.ts';
 import { createImpersonationRouter } from './admin/impersonation/impersonation.routes.ts';
 import type { Context } from './context.ts';
 import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { createHealthRouter } from './http/health.routes.ts';
+import { accessLog } from './observability/access-log.ts';
 import { measureRequests } from './observability/metrics.ts';
 import { createMetricsRouter } from './observability/metrics.routes.ts';
 import { createLoginRouter } from './login/login.routes.ts';
@@ -37,9 +37,6 @@ const ourApi = /^\/(auth|api)(\/|$)|^\/oauth2\/userinfo\/credentials(\/|$)/;
 const isCookieUserinfo = (req: express.Request) =>
   req.path === '/oauth2/userinfo' && req.method === 'GET' && !req.headers.authorization && req.query.access_token === undefined;
 
-/** Paths whose query strings may carry secrets and must not reach the log. */
-const redactedPaths = /^\/(login\/set-password|oauth2)\b/;
-
 /**
  * Our routers first, oidc-provider last under /oauth2. Body parsing is mounted only on our JSON
  * APIs: oidc-provider parses its own bodies.
@@ -51,23 +48,7 @@ export async function createApp(ctx: Context): Promise<App> {
   app.set('query parser', 'simple');
 
   app.use(measureRequests);
-  app.use(
-    pinoHttp({
-      logger: ctx.logger,
-      quietReqLogger: true,
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      customErrorObject: (_req, res) => ({ statusCode: res.statusCode }),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-      serializers: {
-        req: (req: { method: string; url: string; id: unknown }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactedPaths.test(req.url) ? req.url.split('?')[0] : req.url.replace(/([?&](?:token|code|otp|password|session_id)=)[^&]*/gi, '$1[redacted]'),
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(accessLog(ctx.logger));
 
   const { provider } = await createProvider(ctx);
 

@@ -31,7 +31,7 @@ export interface TokenBatch {
   lostClaim?: Claim;
   /** Token writes waiting to be sent. */
   readonly writes: IndexedWrite[];
-  /** Sends what was collected (at most once at a time); true unless a claim was lost. */
+  /** Sends what was collected so far; true unless a claim of this request was lost. */
   flush(): Promise<boolean>;
 }
 

@@ -1,0 +1,51 @@
+import type { RequestHandler } from 'express';
+import type { Level, Logger } from 'pino';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** This request's logger: the app's, bound to the request id (created on first use). */
+    log: Logger;
+  }
+}
+
+/** Paths whose query strings may carry secrets: only the path is logged. */
+const redactedPaths = /^\/(login\/set-password|oauth2)\b/;
+/** Query parameters that carry secrets anywhere else. */
+const secretParams = /([?&](?:token|code|otp|password|session_id)=)[^&]*/gi;
+
+export function loggableUrl(url: string): string {
+  return redactedPaths.test(url) ? (url.split('?')[0] ?? url) : url.replace(secretParams, '$1[redacted]');
+}
+
+const unlogged = new Set(['/healthz', '/readyz']);
+
+/**
+ * One line per request once it is answered (or abandoned): method, URL without secrets, status,
+ * response time, at info, warn for 4xx and error for 5xx. `req.log` is a child logger carrying the
+ * request id, made only when something logs through it. A level that is switched off costs the
+ * request one listener and nothing else: the line is not even assembled.
+ */
+export function accessLog(logger: Logger): RequestHandler {
+  let lastId = 0;
+  return (req, res, next) => {
+    const started = performance.now();
+    lastId = lastId >= Number.MAX_SAFE_INTEGER ? 1 : lastId + 1;
+    const id = lastId;
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ reqId: id })) });
+    if (!unlogged.has(req.url)) {
+      res.once('close', () => {
+        const level: Level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+        if (!logger.isLevelEnabled(level)) return;
+        const line = {
+          reqId: id,
+          req: { id, method: req.method, url: loggableUrl(req.originalUrl) },
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        };
+        logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
+      });
+    }
+    next();
+  };
+}

@@ -1,0 +1,67 @@
+import { Writable } from 'node:stream';
+import express from 'express';
+import { pino, type Level } from 'pino';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { accessLog } from '../../src/observability/access-log.ts';
+
+function appLogging(level: Level | 'silent') {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const app = express();
+  app.use(accessLog(pino({ level }, sink)));
+  app.get('/healthz', (_req, res) => void res.send('ok'));
+  app.get('/fails', (req, res) => {
+    req.log.warn({ detail: 1 }, 'inside the handler');
+    res.status(503).end();
+  });
+  app.use((req, res) => void res.status(req.path === '/missing' ? 404 : 200).json({ path: req.path }));
+  return { app, lines };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('access log', () => {
+  it('logs one line per request, with its status, time and level, and never a secret in the URL', async () => {
+    const { app, lines } = appLogging('info');
+    await request(app).get('/login/reset?token=secret-token&lang=sv');
+    await request(app).get('/oauth2/authorize?client_id=rp&code_challenge=abc');
+    await request(app).get('/auth/x?session_id=s3cr3t&code=123456&keep=1');
+    await request(app).get('/missing');
+    await request(app).get('/healthz');
+    await settle();
+    expect(lines.map((line) => (line.req as { url: string }).url)).toEqual([
+      '/login/reset?token=[redacted]&lang=sv',
+      '/oauth2/authorize',
+      '/auth/x?session_id=[redacted]&code=[redacted]&keep=1',
+      '/missing',
+    ]);
+    expect(lines.map((line) => line.level)).toEqual([30, 30, 30, 40]);
+    expect(lines[3]).toMatchObject({ msg: 'request completed', res: { statusCode: 404 }, req: { method: 'GET' } });
+    expect(typeof lines[0]!.responseTime).toBe('number');
+    expect(JSON.stringify(lines)).not.toMatch(/secret|s3cr3t|123456|abc/);
+  });
+
+  it("gives handlers a logger bound to the request's id, and logs 5xx as errors", async () => {
+    const { app, lines } = appLogging('info');
+    await request(app).get('/fails');
+    await settle();
+    const [inside, done] = lines;
+    expect(inside).toMatchObject({ msg: 'inside the handler', detail: 1, level: 40 });
+    expect(done).toMatchObject({ msg: 'request completed', level: 50, res: { statusCode: 503 } });
+    expect(inside!.reqId).toBe(done!.reqId);
+  });
+
+  it('writes nothing below its level', async () => {
+    const { app, lines } = appLogging('warn');
+    await request(app).get('/anything?token=x');
+    await request(app).get('/missing');
+    await settle();
+    expect(lines.map((line) => (line.req as { url: string }).url)).toEqual(['/missing']);
+  });
+});
