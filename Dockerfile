@@ -16,9 +16,10 @@ RUN npm run build
 # --- runtime ----------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime
 # MALLOC_MMAP_THRESHOLD_: argon2's 19 MiB buffers go back to the OS after each hash instead of
-# staying in glibc's heap (docs/operations.md, "Memory").
+# staying in glibc's heap; NODE_OPTIONS: V8's young generation stays small (src/config/node-flags.ts).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=1048576 \
+    NODE_OPTIONS=--max-semi-space-size=4 \
     PORT=3000 \
     DATA_DIR=/app/data
 WORKDIR /app

@@ -28,6 +28,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { productionNodeFlags } from '../src/config/node-flags.ts';
 import { clientId, clientSecret, redirectUri, verifier, type Reply, type Request, type Usage } from './tokens-shared.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
@@ -250,7 +251,8 @@ function memoryOf(side: Side): { rssMb: number; peakMb: number } {
   return { rssMb: field('VmRSS'), peakMb: field('VmHWM') };
 }
 
-const nyckelOptions = (process.env.BENCH_NYCKEL_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+// Nyckel runs with its production V8 flags, as `npm start` and the Docker image run it.
+const nyckelOptions = [...productionNodeFlags, ...(process.env.BENCH_NYCKEL_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
 const bareOptions = (process.env.BENCH_BARE_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const [bare, nyckel] = await Promise.all([startSide('bare oidc-provider', 'tokens-bare-server.ts', bareOptions), startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions)]);
 const sides = [bare, nyckel];
