@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { productionNodeFlags } from '../../src/config/node-flags.ts';
 import { hashPassword } from '../../src/credentials/password/hashing.ts';
 import { newTotpSecret, totpCodeAt } from '../../src/credentials/totp/totp.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
@@ -75,7 +76,8 @@ describe.skipIf(!shared)('500 concurrent sign-ins, three rounds', () => {
       MALLOC_MMAP_THRESHOLD_: String(1024 * 1024),
       // Test hook: SIGUSR2 runs a full garbage collection, so memory is read as what is retained,
       // not as garbage V8 has not yet had a reason to collect.
-      NODE_OPTIONS: `--expose-gc --import=data:text/javascript,${encodeURIComponent("process.on('SIGUSR2',()=>globalThis.gc())")}`,
+      // With the V8 flags production runs with (npm start, the image).
+      NODE_OPTIONS: `${productionNodeFlags.join(' ')} --expose-gc --import=data:text/javascript,${encodeURIComponent("process.on('SIGUSR2',()=>globalThis.gc())")}`,
     });
   }, 120_000);
 
@@ -132,7 +134,11 @@ describe.skipIf(!shared)('500 concurrent sign-ins, three rounds', () => {
       const heap = /^nyckel_nodejs_heap_size_used_bytes (\d+)/m.exec(await (await fetch(`${nyckel.base}/metrics`)).text())?.[1];
       console.log(`round ${round + 1}: ${flowsPerRound} sign-ins in ${Date.now() - started} ms; RSS ${Math.round(rss.at(-1)! / 2 ** 20)} MB, heap in use ${Math.round(Number(heap) / 2 ** 20)} MB`);
     }
-    expect(rss[2]! / rss[0]!).toBeLessThan(1.1);
+    // The first round warms the process up (compiled code, pools, glibc arenas of the argon2
+    // threads: measured +20–40 MB); a leak would then keep growing round after round. Round 3
+    // stays within 5% of round 2, and within 30% of round 1.
+    expect(rss[2]! / rss[1]!).toBeLessThan(1.05);
+    expect(rss[2]! / rss[0]!).toBeLessThan(1.3);
     expect(nyckel.child.exitCode).toBeNull();
   }, 150_000);
 });
