@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
+import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -183,6 +184,38 @@ describe('a relying party signs a person in with openid-client', () => {
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('answers 503 when the store fails as a code is consumed, writes nothing, and redeems the same code afterwards', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const callback = await codeFrom(browser, authorization);
+    const store = server.ctx.store;
+    const claimAndWrite = store.claimAndWrite.bind(store);
+    const before = (await store.scan('oidc:')).length;
+    // The store goes away exactly at the step that consumes the code and stores the new tokens.
+    store.claimAndWrite = () => Promise.reject(new StoreUnavailableError('store down (test)'));
+    try {
+      const response = await fetch(`${server.issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('rp-one:rp-one-secret-0123456789').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: authorization.verifier }),
+      });
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ error: 'temporarily_unavailable' });
+      expect(body).not.toHaveProperty('access_token');
+    } finally {
+      store.claimAndWrite = claimAndWrite;
+    }
+    expect((await store.scan('oidc:')).length).toBe(before);
+    // Nothing was consumed: the client's retry succeeds.
+    const tokens = await exchange(config, callback, authorization);
+    expect(tokens.claims()!.email).toBe('rp-user@example.com');
   });
 
   it('signs in to a second client without a login page (single sign-on)', async () => {
