@@ -19,7 +19,7 @@ FROM node:24-bookworm-slim AS runtime
 # staying in glibc's heap; NODE_OPTIONS: V8's young generation stays small (src/config/node-flags.ts).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=1048576 \
-    NODE_OPTIONS=--max-semi-space-size=4 \
+    NODE_OPTIONS=--max-semi-space-size=8 \
     PORT=3000 \
     DATA_DIR=/app/data
 WORKDIR /app
