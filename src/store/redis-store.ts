@@ -88,7 +88,26 @@ values[#KEYS + 1] = referenced
 return values
 `;
 
+/**
+ * incr (KEYS[1]; ARGV the TTL and the amount) and sadd (KEYS[1]; ARGV the TTL and the member) as
+ * scripts: atomic like MULTI/EXEC, but one command each, so they share the auto-pipeline's write
+ * with whatever else was issued in the same tick instead of costing a transaction of their own.
+ */
+const incrLua = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'NX')
+return count
+`;
+const saddLua = `
+redis.call('SADD', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'NX')
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'GT')
+return 1
+`;
+
 type ScriptedRedis = Redis & {
+  nyckelIncr(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  nyckelSadd(keyCount: number, ...args: (string | number)[]): Promise<number>;
   nyckelSetIndexed(keyCount: number, ...args: (string | number)[]): Promise<number>;
   nyckelGetWithReference(keyCount: number, ...args: string[]): Promise<(string | null)[]>;
   nyckelClaimAndWrite(keyCount: number, ...args: (string | number)[]): Promise<number>;
@@ -120,6 +139,8 @@ export class RedisStore implements Store {
     }
     // EVALSHA, falling back to EVAL once per connection; auto-pipelined like any other command.
     this.client.defineCommand('nyckelSetIndexed', { lua: setIndexedLua });
+    this.client.defineCommand('nyckelIncr', { lua: incrLua });
+    this.client.defineCommand('nyckelSadd', { lua: saddLua });
     this.client.defineCommand('nyckelGetWithReference', { lua: getWithReferenceLua });
     this.client.defineCommand('nyckelClaimAndWrite', { lua: claimAndWriteLua });
   }
@@ -145,7 +166,7 @@ export class RedisStore implements Store {
     }
   }
 
-  /** MULTI/EXEC whose per-command errors are thrown like a single command's. */
+  /** A pipeline's results, with per-command errors thrown like a single command's. */
   #exec(results: [Error | null, unknown][] | null): unknown[] {
     if (!results) throw new Error('Redis transaction was aborted');
     return results.map(([error, value]) => {
@@ -181,12 +202,9 @@ export class RedisStore implements Store {
 
   async incr(key: string, ttlSeconds: number, by = 1) {
     const ttl = toTtlSeconds(ttlSeconds);
-    const full = this.#key(key);
-    // One transaction: the counter can never exist without a TTL, and EXPIRE NX sets it only on
-    // the increment that created the key, so a stream of attempts cannot keep a lockout alive.
-    const [count] = await this.#run(async () =>
-      this.#exec(await this.client.multi().incrby(full, by).expire(full, ttl, 'NX').exec()),
-    );
+    // EXPIRE NX sets the TTL only on the increment that created the key, so a stream of attempts
+    // cannot keep a lockout alive; the counter never exists without a TTL.
+    const count = await this.#run(() => (this.client as ScriptedRedis).nyckelIncr(1, this.#key(key), ttl, by));
     return Number(count);
   }
 
@@ -198,12 +216,9 @@ export class RedisStore implements Store {
 
   async sadd(key: string, member: string, ttlSeconds: number) {
     const ttl = toTtlSeconds(ttlSeconds);
-    const full = this.#key(key);
     // NX gives a new set its TTL; GT only ever lengthens an existing one, so a short-lived member
-    // never cuts the life of longer-lived ones. Atomic in one transaction.
-    await this.#run(async () =>
-      this.#exec(await this.client.multi().sadd(full, member).expire(full, ttl, 'NX').expire(full, ttl, 'GT').exec()),
-    );
+    // never cuts the life of longer-lived ones.
+    await this.#run(() => (this.client as ScriptedRedis).nyckelSadd(1, this.#key(key), ttl, member));
   }
 
   async setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]) {
