@@ -21,6 +21,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
 import { verify } from 'otplib';
 import { newTotpSecret, totpCodeAt, totpPeriodSeconds, totpToleranceSteps } from '../src/credentials/totp/totp.ts';
@@ -29,6 +32,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const sessions = Number(process.env.BENCH_SESSIONS ?? 6000);
 const target = 2000;
+/** A directory: the server's CPU profile of the timed verify-mfa phase alone is written there. */
+const profileDir = process.env.BENCH_CPU_PROFILE;
 const password = 'Bench-passw0rd!';
 
 type ToClient = { type: 'go'; base: string; secret: string } | { type: 'next' };
@@ -90,13 +95,18 @@ async function runServer(): Promise<void> {
   let cpuAtStart = process.cpuUsage();
   const phases: { calls: number; elapsed: number; exhausted: boolean; cpuSeconds: number }[] = [];
   let phaseDone: (() => void) | undefined;
+  let profiling: Promise<Session | undefined> | undefined;
   const failed = new Promise<never>((_resolve, reject) => {
     client.on('message', (message: FromClient) => {
       if (message.type === 'prepared') prepSeconds = message.seconds;
-      if (message.type === 'timed-start') cpuAtStart = process.cpuUsage();
+      if (message.type === 'timed-start') {
+        cpuAtStart = process.cpuUsage();
+        if (profileDir && phases.length === 0) profiling = startProfile();
+      }
       if (message.type === 'timed-end') {
         const cpu = process.cpuUsage(cpuAtStart);
         phases.push({ ...message, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+        if (profiling && phases.length === 1) profiling = profiling.then((session) => stopProfile(session!));
         phaseDone?.();
       }
       if (message.type === 'failed') reject(new Error(message.message));
@@ -110,6 +120,7 @@ async function runServer(): Promise<void> {
   const second = phase();
   client.send({ type: 'next' } satisfies ToClient);
   await second;
+  await profiling;
   const [result, ping] = phases as [(typeof phases)[number], (typeof phases)[number]];
   const cpuSeconds = result.cpuSeconds;
   const wall = result.calls / result.elapsed;
@@ -133,6 +144,23 @@ async function runServer(): Promise<void> {
   client.kill();
   await server.close();
   process.exit(0);
+}
+
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return session;
+}
+
+async function stopProfile(session: Session): Promise<undefined> {
+  const { profile } = await session.post('Profiler.stop');
+  const file = join(profileDir!, `mfa-${Date.now()}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
+  console.log(`  CPU profile of the timed verify-mfa phase: ${file}`);
+  return undefined;
 }
 
 async function runClient(): Promise<void> {

@@ -17,12 +17,12 @@ type LockContext = Pick<Context, 'store' | 'db' | 'now'>;
 function emailKey(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
 }
-const failuresKey = (email: string) => `lockout:${emailKey(email)}:failures`;
-const lockKey = (email: string) => `lockout:${emailKey(email)}:until`;
+const failuresKey = (hashed: string) => `lockout:${hashed}:failures`;
+const lockKey = (hashed: string) => `lockout:${hashed}:until`;
 
 /** Throws `account_locked` (423) while the email is locked. The lock end is read on ctx.now()'s clock. */
 export async function assertNotLocked(ctx: LockContext, email: string): Promise<void> {
-  const until = Number((await ctx.store.get(lockKey(email))) ?? 0);
+  const until = Number((await ctx.store.get(lockKey(emailKey(email)))) ?? 0);
   const left = until - ctx.now().getTime();
   if (left > 0) throw loginErrors.accountLocked(left / 1000);
 }
@@ -44,12 +44,13 @@ export async function recordFailure(ctx: LockContext, email: string, meta: Failu
   const at = ctx.now();
   const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at };
   await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
-  const failures = await ctx.store.incr(failuresKey(email), lockoutPolicy.windowSeconds);
+  const hashed = emailKey(email);
+  const failures = await ctx.store.incr(failuresKey(hashed), lockoutPolicy.windowSeconds);
   if (failures < lockoutPolicy.maxFailures) return;
 
   const until = new Date(at.getTime() + lockoutPolicy.lockSeconds * 1000);
-  await ctx.store.set(lockKey(email), String(until.getTime()), lockoutPolicy.lockSeconds);
-  await ctx.store.del(failuresKey(email));
+  await ctx.store.set(lockKey(hashed), String(until.getTime()), lockoutPolicy.lockSeconds);
+  await ctx.store.del(failuresKey(hashed));
   if (meta.accountId) await setLockedUntil(ctx.db, meta.accountId, until);
   await recordAudit(ctx.db, { ...base, action: 'login.locked', details: { email, until: until.toISOString() } });
   throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
@@ -57,5 +58,6 @@ export async function recordFailure(ctx: LockContext, email: string, meta: Failu
 
 /** A successful sign-in (or a completed password reset) starts the count afresh. */
 export async function clearFailures(ctx: Pick<Context, 'store'>, email: string): Promise<void> {
-  await ctx.store.del(failuresKey(email), lockKey(email));
+  const hashed = emailKey(email);
+  await ctx.store.del(failuresKey(hashed), lockKey(hashed));
 }

@@ -3,11 +3,10 @@ import type { Context } from '../context.ts';
 import {
   countCredentials,
   summarizeCredentials,
-  type CredentialRecord,
   type CredentialSummary,
 } from '../credentials/credentials.repository.ts';
 import type { LoginSession } from './login-session.ts';
-import { findAccountWithCredentials } from './sign-in.repository.ts';
+import { findAccountWithCredentials, type AccountFacts } from './sign-in.repository.ts';
 import type { StepFacts } from './next-step.ts';
 import type { LoginState } from './steps.ts';
 
@@ -26,10 +25,7 @@ export interface LoginAnswer {
   passkey?: true;
 }
 
-export interface AccountFacts {
-  account: AccountRecord | null;
-  credentials: CredentialRecord[];
-}
+export type { AccountFacts };
 
 /** The account behind a login session and its credentials (one query, same for unknown emails). */
 export async function loadAccountFacts(ctx: Pick<Context, 'db'>, email: string): Promise<AccountFacts> {

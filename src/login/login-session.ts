@@ -70,11 +70,11 @@ export async function loadLoginSession(ctx: SessionContext, id: string): Promise
 
 /**
  * Removes the session and its code. getDel makes the removal the point where exactly one of
- * concurrent finishers wins; the others see null.
+ * concurrent finishers wins (true); the others see false.
  */
-export async function takeLoginSession(ctx: SessionContext, id: string): Promise<LoginSession | null> {
+export async function takeLoginSession(ctx: SessionContext, id: string): Promise<boolean> {
   const [raw] = await Promise.all([ctx.store.getDel(key(id)), ctx.store.del(...emailCodeKeys(id))]);
-  return raw ? (JSON.parse(raw) as LoginSession) : null;
+  return raw !== null;
 }
 
 /** The id in the signed `nyckel_login` cookie, or undefined (absent or tampered). */

@@ -42,6 +42,9 @@ export function createLoginRouter(ctx: Context): Router {
     deviceId: deviceCookieId(req),
   });
   const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req), sessionId: res.locals.body.session_id as string });
+  // The cookie that ends the login cookie carries no value, so it is not signed: signing '' would
+  // cost an HMAC on every finished sign-in for nothing.
+  const { maxAge: _maxAge, signed: _signed, ...clearLoginCookie } = loginCookieOptions(ctx.config);
 
   /**
    * At Done the login cookie goes and the portal session cookie (a new id) arrives; "remember
@@ -51,8 +54,7 @@ export function createLoginRouter(ctx: Context): Router {
     if (outcome.rememberedDeviceId) res.cookie(deviceCookieName, outcome.rememberedDeviceId, deviceCookieOptions(ctx.config));
     if (outcome.portalSession) {
       setPortalSessionCookie(res, ctx.config, outcome.portalSession.id, outcome.portalSession.persistent);
-      const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
-      res.clearCookie(loginCookieName, options);
+      res.clearCookie(loginCookieName, clearLoginCookie);
     }
     res.json(outcome.answer);
   };

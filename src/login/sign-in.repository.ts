@@ -1,25 +1,55 @@
+import type { Knex } from 'knex';
 import { accountColumns, normalizeEmail, type AccountRecord, type Queryable } from '../accounts/accounts.repository.ts';
 import { countAuditAction } from '../observability/metrics.ts';
 import { credentialColumns, type CredentialRecord } from '../credentials/credentials.repository.ts';
 
 /**
- * The two statements on every step of a sign-in, each one round trip to the database: most of
- * a sign-in's time outside password hashing is waiting on round trips, not on the queries.
+ * The two statements on every step of a sign-in. Most of a sign-in's cost outside password
+ * hashing is round trips, not the queries: each one is a socket write and read in this process
+ * (and a wake-up of a database backend), and knex's query building on top. So:
+ * - The SQL is written out once, at load, with positional bindings: nothing is built per call.
+ * - Concurrent sign-ins share a statement (see StatementBatcher): calls made in the same turn of
+ *   the event loop go to the database as one statement over a set of inputs. Under load that is
+ *   one round trip for several sign-ins; alone, a call is a batch of one, sent at once.
+ * Both statements take a set of inputs even when it holds one, so every call runs the same SQL.
  */
 
+export interface AccountFacts {
+  account: AccountRecord | null;
+  credentials: CredentialRecord[];
+}
+
 /**
- * The account of an email and its credentials (oldest first), in one query. An unknown email
- * runs the same query and answers no account, so both take the same time.
+ * Each input email's account and its credentials (oldest first); an email without an account
+ * contributes no rows. `q_email` names the input a row belongs to, as given: citext decides the
+ * match, not a JavaScript lower-casing. `offset 0` keeps the lateral subquery from being merged
+ * into a join: the planner cannot see how many emails the array holds, and without it may scan
+ * every account once per batch instead of looking each email up in the index.
  */
-export async function findAccountWithCredentials(
-  db: Queryable,
-  email: string,
-): Promise<{ account: AccountRecord | null; credentials: CredentialRecord[] }> {
-  const rows: Record<string, unknown>[] = await db('accounts as a')
-    .leftJoin('credentials as c', 'c.account_id', 'a.id')
-    .where('a.email', normalizeEmail(email))
-    .orderBy('c.created_at')
-    .select(...accountColumns.map((column) => `a.${column}`), ...credentialColumns.map((column) => `c.${column} as c_${column}`));
+const accountsWithCredentialsSql = `select q.email as q_email, x.*
+  from jsonb_array_elements_text(?::jsonb) with ordinality as q(email, n)
+  cross join lateral (
+    select ${[...accountColumns.map((column) => `a."${column}"`), ...credentialColumns.map((column) => `c."${column}" as "c_${column}"`)].join(', ')}
+    from accounts as a left join credentials as c on c.account_id = a.id
+    where a.email = q.email::citext
+    offset 0
+  ) as x
+  order by q.n, x.c_created_at asc`;
+
+async function selectAccountsWithCredentials(db: Queryable, emails: string[]): Promise<AccountFacts[]> {
+  // An email asked for twice in one batch is looked up once (else its rows would come twice).
+  const distinct = [...new Set(emails)];
+  const { rows } = (await db.raw(accountsWithCredentialsSql, [JSON.stringify(distinct)])) as { rows: Record<string, unknown>[] };
+  const byEmail = new Map<unknown, Record<string, unknown>[]>();
+  for (const row of rows) {
+    const group = byEmail.get(row.q_email);
+    if (group) group.push(row);
+    else byEmail.set(row.q_email, [row]);
+  }
+  return emails.map((email) => factsOf(byEmail.get(email) ?? []));
+}
+
+function factsOf(rows: Record<string, unknown>[]): AccountFacts {
   const first = rows[0];
   if (!first) return { account: null, credentials: [] };
   const account = Object.fromEntries(accountColumns.map((column) => [column, first[column]])) as unknown as AccountRecord;
@@ -27,6 +57,14 @@ export async function findAccountWithCredentials(
     .filter((row) => row.c_id !== null)
     .map((row) => Object.fromEntries(credentialColumns.map((column) => [column, row[`c_${column}`]])) as unknown as CredentialRecord);
   return { account, credentials };
+}
+
+/**
+ * The account of an email and its credentials (oldest first). An unknown email runs the same
+ * statement and answers no account, so both take the same time.
+ */
+export async function findAccountWithCredentials(db: Queryable, email: string): Promise<AccountFacts> {
+  return batched(db, 'facts', selectAccountsWithCredentials, normalizeEmail(email));
 }
 
 export interface SignInRecord {
@@ -43,30 +81,117 @@ export interface SignInRecord {
 }
 
 /**
- * A completed sign-in in one statement: last_login_at set and any lock cleared, the credentials'
- * last use, and the `login.succeeded` audit event. One statement is also one transaction, so a
- * sign-in is recorded whole or not at all.
+ * Completed sign-ins in one statement: last_login_at set and any lock cleared, the credentials'
+ * last use, and a `login.succeeded` audit event each (in input order). One statement is also one
+ * transaction, so a batch is recorded whole or not at all. The inputs travel as one JSON array.
+ *
+ * The rows to update are locked first, in id order (`locked_accounts`, `locked_credentials`:
+ * sorted, then locked, before any update reads them), so two batches that share accounts wait
+ * for each other instead of deadlocking. Every lookup is by primary key through `= any(array)`,
+ * which the planner answers from the index whatever it guesses of the batch's size. An account
+ * signing in twice in one batch keeps the later time and either sign-in's email proof.
  */
-export async function recordSignIn(db: Queryable, record: SignInRecord): Promise<void> {
-  await db.raw(
-    `with account_update as (
-       update accounts set last_login_at = :at, locked_until = null, updated_at = :at,
-         email_verified = email_verified or :emailVerified
-       where id = :accountId
+const recordSignInsSql = `with input as (
+       select * from jsonb_to_recordset(?::jsonb) as r(
+         n int, at timestamptz, account_id uuid, email_verified boolean, credential_ids uuid[],
+         ip text, user_agent text, details jsonb)
+     ), used as (
+       select u.id, max(input.at) as at from input, unnest(input.credential_ids) as u(id) group by u.id
+     ), locked_accounts as materialized (
+       select id from accounts where id = any(array(select account_id from input)) order by id for update
+     ), locked_credentials as materialized (
+       select id from credentials where id = any(array(select id from used)) order by id for update
+     ), account_update as (
+       update accounts as a set last_login_at = i.at, locked_until = null, updated_at = i.at,
+         email_verified = a.email_verified or i.email_verified
+       from (select account_id, max(at) as at, bool_or(email_verified) as email_verified from input group by account_id) as i
+       where a.id = i.account_id and a.id = any(array(select id from locked_accounts))
      ), credential_update as (
-       update credentials set last_used_at = :at where id = any(:credentialIds::uuid[])
+       update credentials as c set last_used_at = used.at from used
+       where c.id = used.id and c.id = any(array(select id from locked_credentials))
      )
      insert into audit_events (action, actor_id, target_account_id, ip, user_agent, details, at)
-     values ('login.succeeded', :accountId, :accountId, :ip, :userAgent, :details::jsonb, :at)`,
-    {
-      at: record.at,
-      emailVerified: record.emailVerified,
-      accountId: record.accountId,
-      credentialIds: record.credentialIds,
-      ip: record.ip,
-      userAgent: record.userAgent?.slice(0, 512) ?? null,
-      details: JSON.stringify(record.details),
-    },
-  );
+     select 'login.succeeded', account_id, account_id, ip, user_agent, details, at from input order by n`;
+
+async function insertSignIns(db: Queryable, records: SignInRecord[]): Promise<void[]> {
+  const input = records.map((record, n) => ({
+    n,
+    at: record.at,
+    account_id: record.accountId,
+    email_verified: record.emailVerified,
+    credential_ids: record.credentialIds,
+    ip: record.ip,
+    user_agent: record.userAgent?.slice(0, 512) ?? null,
+    details: record.details,
+  }));
+  await db.raw(recordSignInsSql, [JSON.stringify(input)]);
+  return records.map(() => undefined);
+}
+
+export async function recordSignIn(db: Queryable, record: SignInRecord): Promise<void> {
+  await batched(db, 'sign-ins', insertSignIns, record);
   countAuditAction('login.succeeded', record.details);
+}
+
+/**
+ * Collects the calls of one statement made in the same turn of the event loop and runs them as
+ * one call over all their inputs when the loop reaches its check phase (setImmediate, as
+ * ioredis's auto-pipelining does for the store). Batches do not wait for each other.
+ *
+ * A batch the database refused (it answered with an error, so the statement was rolled back and
+ * none of it happened) is run again one input at a time: a caller fails only with its own input's
+ * error, and no input can fail the sign-ins it happened to share a batch with. A batch whose
+ * outcome is unknown (the connection dropped) fails every call in it, as each would have alone.
+ */
+class StatementBatcher<I, O> {
+  #waiting: { input: I; resolve: (output: O) => void; reject: (error: unknown) => void }[] = [];
+  readonly #run: (inputs: I[]) => Promise<O[]>;
+
+  constructor(run: (inputs: I[]) => Promise<O[]>) {
+    this.#run = run;
+  }
+
+  call(input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      if (this.#waiting.push({ input, resolve, reject }) === 1) setImmediate(() => void this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const calls = this.#waiting;
+    this.#waiting = [];
+    try {
+      const outputs = await this.#run(calls.map((c) => c.input));
+      calls.forEach((c, index) => c.resolve(outputs[index] as O));
+    } catch (error) {
+      if (calls.length > 1 && refusedByDatabase(error)) {
+        for (const c of calls) this.#run([c.input]).then(([output]) => c.resolve(output as O), c.reject);
+      } else {
+        for (const c of calls) c.reject(error);
+      }
+    }
+  }
+}
+
+/** An error PostgreSQL (or PGlite) answered with: it carries a severity; a dropped connection does not. */
+function refusedByDatabase(error: unknown): boolean {
+  return typeof (error as { severity?: unknown } | null)?.severity === 'string';
+}
+
+const batchers = new WeakMap<Knex, Map<string, StatementBatcher<never, unknown>>>();
+
+/**
+ * `run` over this call's input, batched with concurrent calls on the same database. Inside a
+ * transaction the statement runs alone, on the transaction's connection.
+ */
+function batched<I, O>(db: Queryable, name: string, run: (db: Queryable, inputs: I[]) => Promise<O[]>, input: I): Promise<O> {
+  if (db.isTransaction) return run(db, [input]).then(([output]) => output as O);
+  let byName = batchers.get(db);
+  if (!byName) batchers.set(db, (byName = new Map()));
+  let batcher = byName.get(name) as StatementBatcher<I, O> | undefined;
+  if (!batcher) {
+    batcher = new StatementBatcher<I, O>((inputs) => run(db, inputs));
+    byName.set(name, batcher as unknown as StatementBatcher<never, unknown>);
+  }
+  return batcher.call(input);
 }

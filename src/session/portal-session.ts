@@ -32,7 +32,12 @@ export const portalSessionTtlSeconds = 12 * 3600;
 export const portalCookieName = 'nyckel_session';
 
 const key = (id: string) => `session:${id}`;
+/**
+ * The account's sessions. Members are session keys (`session:<id>`, as setIndexed writes them);
+ * sets written before that hold bare ids, which idOf() reads as well.
+ */
 const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
+const idOf = (member: string) => (member.startsWith('session:') ? member.slice('session:'.length) : member);
 /** The uids of the oidc-provider sessions this portal session signed in (see linkOidcSession). */
 const oidcLinks = (id: string) => `session:${id}:oidc`;
 
@@ -56,17 +61,18 @@ export function portalCookieOptions(config: Config, persistent: boolean): Cookie
   };
 }
 
-/** Creates a session with a fresh random id (never reusing one the browser sent: no fixation). */
+/**
+ * Creates a session with a fresh random id (never reusing one the browser sent: no fixation).
+ * The session and its entry in the account's index are written in one atomic step, so signing
+ * the account out everywhere always finds it.
+ */
 export async function createPortalSession(
   ctx: SessionContext,
   data: Omit<PortalSession, 'created_at'>,
 ): Promise<PortalSessionWithId> {
   const id = randomBytes(32).toString('base64url');
   const session: PortalSession = { ...data, created_at: Math.floor(ctx.now().getTime() / 1000) };
-  await Promise.all([
-    ctx.store.set(key(id), JSON.stringify(session), portalSessionTtlSeconds),
-    ctx.store.sadd(accountIndex(data.account_id), id, portalSessionTtlSeconds),
-  ]);
+  await ctx.store.setIndexed(key(id), JSON.stringify(session), portalSessionTtlSeconds, [accountIndex(data.account_id)]);
   return { id, ...session };
 }
 
@@ -78,7 +84,8 @@ export async function getPortalSessionById(ctx: SessionContext, id: string): Pro
 export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
   // One atomic read-and-delete: the session is gone before anything else is awaited.
   const raw = await ctx.store.getDel(key(id));
-  if (raw) await ctx.store.srem(accountIndex((JSON.parse(raw) as PortalSession).account_id), id);
+  // An index entry in the old form (the bare id) is left to listPortalSessions to prune.
+  if (raw) await ctx.store.srem(accountIndex((JSON.parse(raw) as PortalSession).account_id), key(id));
   await ctx.store.del(oidcLinks(id));
 }
 
@@ -99,17 +106,17 @@ export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: s
 /** Live sessions of an account; ids whose session expired are pruned from the index. */
 export async function listPortalSessions(ctx: SessionContext, accountId: string): Promise<PortalSessionWithId[]> {
   const live: PortalSessionWithId[] = [];
-  for (const id of await ctx.store.smembers(accountIndex(accountId))) {
-    const session = await getPortalSessionById(ctx, id);
+  for (const member of await ctx.store.smembers(accountIndex(accountId))) {
+    const session = await getPortalSessionById(ctx, idOf(member));
     if (session) live.push(session);
-    else await ctx.store.srem(accountIndex(accountId), id);
+    else await ctx.store.srem(accountIndex(accountId), member);
   }
   return live;
 }
 
 /** Signs the account out everywhere (after a password reset, or by an operator). */
 export async function destroyAccountPortalSessions(ctx: SessionContext, accountId: string): Promise<void> {
-  const ids = await ctx.store.smembers(accountIndex(accountId));
+  const ids = (await ctx.store.smembers(accountIndex(accountId))).map(idOf);
   if (ids.length > 0) await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));
 }
 

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPortalSession,
+  destroyAccountPortalSessions,
+  destroyPortalSession,
+  getPortalSessionById,
+  listPortalSessions,
+  portalSessionTtlSeconds,
+} from '../../src/session/portal-session.ts';
+import { createTestContext, type TestContext } from '../helpers/context.ts';
+import { createAccount } from './fixtures.ts';
+
+/**
+ * A portal session is written with its entry in the account's index in one step (the index holds
+ * session keys). Indexes written before that hold bare ids; both forms are read alike.
+ */
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx?.dispose();
+});
+
+const data = (accountId: string) => ({ account_id: accountId, email: 'x@example.com', amr: ['pwd'], auth_time: 1, ip: null, user_agent: null });
+
+/** A session as the previous release wrote it: its bare id in the account's index. */
+async function legacySession(accountId: string, id: string) {
+  await ctx.store.set(`session:${id}`, JSON.stringify({ ...data(accountId), created_at: 1 }), portalSessionTtlSeconds);
+  await ctx.store.sadd(`account:${accountId}:sessions`, id, portalSessionTtlSeconds);
+}
+
+describe('the account index of portal sessions', () => {
+  it('lists new and old entries, and a destroyed session is gone from the list', async () => {
+    const { id: accountId } = await createAccount(ctx.db);
+    const fresh = await createPortalSession(ctx, data(accountId));
+    await legacySession(accountId, 'legacy-session-id');
+    expect((await ctx.store.smembers(`account:${accountId}:sessions`)).sort()).toEqual(['legacy-session-id', `session:${fresh.id}`]);
+    expect((await listPortalSessions(ctx, accountId)).map((s) => s.id).sort()).toEqual(['legacy-session-id', fresh.id].sort());
+
+    await destroyPortalSession(ctx, fresh.id);
+    await destroyPortalSession(ctx, 'legacy-session-id');
+    expect(await listPortalSessions(ctx, accountId)).toEqual([]);
+    expect(await ctx.store.smembers(`account:${accountId}:sessions`)).toEqual([]);
+  });
+
+  it('signing the account out everywhere ends sessions of both forms', async () => {
+    const { id: accountId } = await createAccount(ctx.db);
+    const fresh = await createPortalSession(ctx, data(accountId));
+    await legacySession(accountId, 'another-legacy-id');
+    await destroyAccountPortalSessions(ctx, accountId);
+    expect(await getPortalSessionById(ctx, fresh.id)).toBeNull();
+    expect(await getPortalSessionById(ctx, 'another-legacy-id')).toBeNull();
+    expect(await listPortalSessions(ctx, accountId)).toEqual([]);
+  });
+});
