@@ -3,6 +3,7 @@ import type { CookieOptions, Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { emailCodeKeys } from '../credentials/email-code/email-code.ts';
+import { authCookieOptions } from '../http/cookies.ts';
 import { loginErrors } from './login-errors.ts';
 import type { FirstFactor, LoginState } from './steps.ts';
 
@@ -45,14 +46,7 @@ export function newLoginSessionId(): string {
 
 /** The cookie binding a login session to the browser that started it; only /auth reads it. */
 export function loginCookieOptions(config: Config): CookieOptions {
-  return {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.secureCookies,
-    path: '/auth',
-    signed: true,
-    maxAge: config.loginSessionTtl * 1000,
-  };
+  return authCookieOptions(config, config.loginSessionTtl);
 }
 
 export async function saveLoginSession(ctx: SessionContext, session: LoginSession): Promise<void> {

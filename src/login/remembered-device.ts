@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { CookieOptions, Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
+import { authCookieOptions } from '../http/cookies.ts';
 
 /**
  * "Remember this device" after a TOTP code: the browser gets the signed HttpOnly cookie
@@ -42,14 +43,7 @@ export function publicDeviceId(cookieId: string): string {
 const periodSeconds = (config: Config) => config.rememberDeviceDays * 86_400;
 
 export function deviceCookieOptions(config: Config): CookieOptions {
-  return {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.secureCookies,
-    path: '/auth',
-    signed: true,
-    maxAge: periodSeconds(config) * 1000,
-  };
+  return authCookieOptions(config, periodSeconds(config));
 }
 
 /** The id in the signed `nyckel_device` cookie, or undefined (absent or tampered). */

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
+import { authCookieOptions } from '../http/cookies.ts';
 import type { UpstreamProviderName } from './upstream-providers.ts';
 
 /**
@@ -53,14 +54,7 @@ export async function takeTransaction(ctx: StoreContext, state: string): Promise
 export const upstreamCookieName = 'nyckel_upstream';
 
 export function upstreamCookieOptions(config: Config): CookieOptions {
-  return {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.secureCookies,
-    path: '/auth',
-    signed: true,
-    maxAge: transactionTtlSeconds * 1000,
-  };
+  return authCookieOptions(config, transactionTtlSeconds);
 }
 
 export interface UpstreamCookie {
