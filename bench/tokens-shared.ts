@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
+import { freePort } from '../test/helpers/free-port.ts';
 
 export const clientId = 'bench-rp';
 export const clientSecret = 'bench-rp-secret-0123456789';
@@ -37,14 +37,7 @@ export type Reply =
   | { id: number; op: 'usage'; usage: Usage }
   | { op: 'failed'; error: string };
 
-/** A free loopback port, so the issuer can name it before the app is built. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+export { freePort };
 
 /** An HTTP server with src/main.ts's timeouts, so both sides run the same Node HTTP stack. */
 export async function listen(handler: RequestListener, port: number): Promise<Server> {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../src/app.ts';
 import { createTestContext, type TestContext, type TestContextOptions } from './context.ts';
+import { freePort } from './free-port.ts';
 
 export interface TestServer {
   ctx: TestContext;
@@ -12,14 +12,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A port free on 127.0.0.1 right now (for servers that must know their URL before they listen). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+export { freePort };
 
 /**
  * The real app on a real port, with ISSUER pointing at it: for journeys where a client library
