@@ -8,29 +8,30 @@ import { z } from 'zod';
  */
 const base64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, 'Must be base64url');
 const credentialId = base64url(1366).min(1);
-const extensions = z.record(z.string(), z.unknown()).default({});
+/** The fields every PublicKeyCredential JSON carries, whatever the ceremony (`response` differs). */
+const publicKeyCredential = {
+  id: credentialId,
+  rawId: credentialId,
+  type: z.literal('public-key'),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+};
 
 export const authenticationResponseSchema = z
   .object({
-    id: credentialId,
-    rawId: credentialId,
-    type: z.literal('public-key'),
+    ...publicKeyCredential,
     response: z.object({
       clientDataJSON: base64url(4096),
       authenticatorData: base64url(4096),
       signature: base64url(2048),
       userHandle: base64url(128).optional(),
     }),
-    clientExtensionResults: extensions,
-    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
   })
   .transform((value) => value as AuthenticationResponseJSON);
 
 export const registrationResponseSchema = z
   .object({
-    id: credentialId,
-    rawId: credentialId,
-    type: z.literal('public-key'),
+    ...publicKeyCredential,
     response: z.object({
       clientDataJSON: base64url(4096),
       attestationObject: base64url(8192),
@@ -39,7 +40,5 @@ export const registrationResponseSchema = z
       publicKeyAlgorithm: z.number().int().optional(),
       publicKey: base64url(4096).optional(),
     }),
-    clientExtensionResults: extensions,
-    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
   })
   .transform((value) => value as RegistrationResponseJSON);
