@@ -106,16 +106,18 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       if (!CONSUMABLE.has(this.#model)) return parse(await store.get(key));
       let stored: string | null;
       let consumed: string | null;
+      /** The grant the token names, read with it (token requests only). */
+      let referenced: string | null | undefined;
       if (batch && GRANTABLE.has(this.#model)) {
         const read = await store.getWithReference(key, [oidcKeys.consumed(key)], { field: 'grantId', prefix: oidcKeys.model('Grant', '') });
         [stored = null, consumed = null] = read.values;
-        const grantId = parse(stored)?.grantId;
-        if (grantId) batch.grants.set(grantId, read.referenced);
+        referenced = read.referenced;
       } else {
         [stored, consumed] = await Promise.all([store.get(key), store.get(oidcKeys.consumed(key))]);
       }
       const payload = parse(stored);
       if (payload && consumed !== null) payload.consumed ??= Number(consumed);
+      if (batch && payload?.grantId && referenced !== undefined) batch.grants.set(payload.grantId, referenced);
       return payload;
     }
 
