@@ -301,7 +301,7 @@ console.log(
 console.log(
   `  Nyckel I/O per grant: code exchange ${ours.codes.dbQueriesPerOp.toFixed(1)} SQL + ${ours.codes.storeCallsPerOp.toFixed(1)} store calls; ` +
     `refresh ${ours.refresh.dbQueriesPerOp.toFixed(1)} SQL + ${ours.refresh.storeCallsPerOp.toFixed(1)} store calls ` +
-    `(store calls exclude the rate limiter's own commands)`,
+    `(store calls include the back-channel limits' syncs, one per 100 ms)`,
 );
 console.log(`  Nyckel code exchanges per CPU-second: ${ours.codes.perCpuSecond.toFixed(0)} (bare: ${codes.get(bare)!.perCpuSecond.toFixed(0)})`);
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
