@@ -2,15 +2,16 @@ import type { Knex } from 'knex';
 import { accountColumns, normalizeEmail, type AccountRecord, type Queryable } from '../accounts/accounts.repository.ts';
 import { countAuditAction } from '../observability/metrics.ts';
 import { credentialColumns, type CredentialRecord } from '../credentials/credentials.repository.ts';
+import { StatementBatcher } from '../db/statement-batcher.ts';
 
 /**
  * The two statements on every step of a sign-in. Most of a sign-in's cost outside password
  * hashing is round trips, not the queries: each one is a socket write and read in this process
  * (and a wake-up of a database backend), and knex's query building on top. So:
  * - The SQL is written out once, at load, with positional bindings: nothing is built per call.
- * - Concurrent sign-ins share a statement (see StatementBatcher): calls made in the same turn of
- *   the event loop go to the database as one statement over a set of inputs. Under load that is
- *   one round trip for several sign-ins; alone, a call is a batch of one, sent at once.
+ * - Concurrent sign-ins share a statement (src/db/statement-batcher.ts): calls made while this
+ *   statement is at the database go as one statement over a set of inputs once it is back. Under
+ *   load that is one round trip for several sign-ins; alone, a call is a batch of one, sent at once.
  * Both statements take a set of inputs even when it holds one, so every call runs the same SQL.
  */
 
@@ -131,51 +132,6 @@ async function insertSignIns(db: Queryable, records: SignInRecord[]): Promise<vo
 export async function recordSignIn(db: Queryable, record: SignInRecord): Promise<void> {
   await batched(db, 'sign-ins', insertSignIns, record);
   countAuditAction('login.succeeded', record.details);
-}
-
-/**
- * Collects the calls of one statement made in the same turn of the event loop and runs them as
- * one call over all their inputs when the loop reaches its check phase (setImmediate, as
- * ioredis's auto-pipelining does for the store). Batches do not wait for each other.
- *
- * A batch the database refused (it answered with an error, so the statement was rolled back and
- * none of it happened) is run again one input at a time: a caller fails only with its own input's
- * error, and no input can fail the sign-ins it happened to share a batch with. A batch whose
- * outcome is unknown (the connection dropped) fails every call in it, as each would have alone.
- */
-class StatementBatcher<I, O> {
-  #waiting: { input: I; resolve: (output: O) => void; reject: (error: unknown) => void }[] = [];
-  readonly #run: (inputs: I[]) => Promise<O[]>;
-
-  constructor(run: (inputs: I[]) => Promise<O[]>) {
-    this.#run = run;
-  }
-
-  call(input: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      if (this.#waiting.push({ input, resolve, reject }) === 1) setImmediate(() => void this.#flush());
-    });
-  }
-
-  async #flush(): Promise<void> {
-    const calls = this.#waiting;
-    this.#waiting = [];
-    try {
-      const outputs = await this.#run(calls.map((c) => c.input));
-      calls.forEach((c, index) => c.resolve(outputs[index] as O));
-    } catch (error) {
-      if (calls.length > 1 && refusedByDatabase(error)) {
-        for (const c of calls) this.#run([c.input]).then(([output]) => c.resolve(output as O), c.reject);
-      } else {
-        for (const c of calls) c.reject(error);
-      }
-    }
-  }
-}
-
-/** An error PostgreSQL (or PGlite) answered with: it carries a severity; a dropped connection does not. */
-function refusedByDatabase(error: unknown): boolean {
-  return typeof (error as { severity?: unknown } | null)?.severity === 'string';
 }
 
 const batchers = new WeakMap<Knex, Map<string, StatementBatcher<never, unknown>>>();
