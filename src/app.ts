@@ -1,5 +1,6 @@
+import type { RequestListener } from 'node:http';
 import cookieParser from 'cookie-parser';
-import express, { type Express } from 'express';
+import express from 'express';
 import helmet from 'helmet';
 import { createAdminRouter } from './admin/admin.router.ts';
 import { createImpersonationRouter } from './admin/impersonation/impersonation.routes.ts';
@@ -13,7 +14,7 @@ import { createLoginRouter } from './login/login.routes.ts';
 import { createResetRouter } from './login/reset.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
 import { createPortalRouter } from './http/portal.ts';
-import { limitOAuthEndpoints } from './oidc/endpoint-limits.ts';
+import { createHttpHandler, oauthMount } from './oidc/back-channel.ts';
 import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
 import { createAccountRouter } from './profile/account.routes.ts';
@@ -26,7 +27,8 @@ import { createAvailableTenantsRouter } from './tenants/available-tenants.routes
 import { createUpstreamRouter } from './upstream/upstream.routes.ts';
 
 export interface App {
-  app: Express;
+  /** The HTTP request listener: the OAuth back channel straight to oidc-provider, the rest through Express. */
+  app: RequestListener;
   provider: NyckelProvider;
 }
 
@@ -52,9 +54,7 @@ export async function createApp(ctx: Context): Promise<App> {
 
   const { provider } = await createProvider(ctx);
 
-  // The back channel (token, introspection, revocation) goes straight to oidc-provider.
-  const oauth = provider.callback() as express.RequestHandler;
-  app.use('/oauth2', limitOAuthEndpoints(ctx, oauth));
+  const oauth = provider.callback();
   app.use(createHealthRouter(ctx), createMetricsRouter(ctx.config));
 
   const api = express.Router();
@@ -84,9 +84,10 @@ export async function createApp(ctx: Context): Promise<App> {
   // form_post responses submit forms to relying parties. oidc-provider sets its own headers there.
   app.use(createPortalRouter(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } })));
 
-  app.use('/oauth2', oauth);
+  app.use(oauthMount, oauth as express.RequestHandler);
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return { app, provider };
+  // The back channel (token, introspection, revocation) is served before Express: src/oidc/back-channel.ts.
+  return { app: createHttpHandler(ctx, oauth, app), provider };
 }

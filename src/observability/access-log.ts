@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Level, Logger } from 'pino';
 
@@ -21,31 +22,41 @@ const unlogged = new Set(['/healthz', '/readyz']);
 
 /**
  * One line per request once it is answered (or abandoned): method, URL without secrets, status,
- * response time, at info, warn for 4xx and error for 5xx. `req.log` is a child logger carrying the
- * request id, made only when something logs through it. A level that is switched off costs the
+ * response time, at info, warn for 4xx and error for 5xx. A level that is switched off costs the
  * request one listener and nothing else: the line is not even assembled.
+ *
+ * `url` is the request's full URL (Express's originalUrl). Answers the request's id. Used directly
+ * by the back channel (src/oidc/back-channel.ts), which is served before Express.
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function createRequestLogger(logger: Logger): (req: IncomingMessage, res: ServerResponse, url: string) => number {
   let lastId = 0;
-  return (req, res, next) => {
+  return (req, res, url) => {
     const started = performance.now();
     lastId = lastId >= Number.MAX_SAFE_INTEGER ? 1 : lastId + 1;
     const id = lastId;
+    if (unlogged.has(url)) return id;
+    res.once('close', () => {
+      const level: Level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const line = {
+        reqId: id,
+        req: { id, method: req.method, url: loggableUrl(url) },
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(performance.now() - started),
+      };
+      logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
+    });
+    return id;
+  };
+}
+
+/** The access log as Express middleware; `req.log` is a child logger carrying the request id, made only when something logs through it. */
+export function accessLog(logger: Logger): RequestHandler {
+  const logRequest = createRequestLogger(logger);
+  return (req, res, next) => {
+    const id = logRequest(req, res, req.originalUrl);
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (child ??= logger.child({ reqId: id })) });
-    if (!unlogged.has(req.url)) {
-      res.once('close', () => {
-        const level: Level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
-        if (!logger.isLevelEnabled(level)) return;
-        const line = {
-          reqId: id,
-          req: { id, method: req.method, url: loggableUrl(req.originalUrl) },
-          res: { statusCode: res.statusCode },
-          responseTime: Math.round(performance.now() - started),
-        };
-        logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
-      });
-    }
     next();
   };
 }

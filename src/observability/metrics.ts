@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -57,6 +58,12 @@ export const measureRequests: RequestHandler = (req, res, next) => {
   res.on('finish', () => end({ method: req.method, route: routeLabel(req), status: String(res.statusCode) }));
   next();
 };
+
+/** The same measurement for a request whose route is known up front (the back channel, served before Express). */
+export function measureRequest(method: string, route: string, res: ServerResponse): void {
+  const end = httpDuration.startTimer();
+  res.on('finish', () => end({ method, route, status: String(res.statusCode) }));
+}
 
 /** Sign-in outcomes and lockouts, read off the audit events the login already writes. */
 export function countAuditAction(action: string, details: Record<string, unknown> | undefined): void {

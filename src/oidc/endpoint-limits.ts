@@ -1,10 +1,19 @@
-import type { RequestHandler } from 'express';
 import type { Context } from '../context.ts';
 import { BatchedWindowLimiter, type LimitAnswer } from '../http/batched-limit.ts';
-import { isUnavailable } from '../http/error-handler.ts';
 
-/** The back-channel endpoints relying parties call from their servers. */
-const limitedPaths = new Set(['/token', '/introspect', '/revoke']);
+/** A request refused before it reaches oidc-provider: status, headers and the RFC 6749 body. */
+export interface Refusal {
+  status: 429 | 500 | 503;
+  retryAfterSeconds?: number;
+  body: { error: string; error_description: string };
+}
+
+/** The store behind the budgets cannot be reached: fail closed, in the OAuth shape these endpoints use. */
+export const storeDownRefusal: Refusal = {
+  status: 503,
+  retryAfterSeconds: 5,
+  body: { error: 'temporarily_unavailable', error_description: 'the authorization server is temporarily unavailable, try again later' },
+};
 
 /**
  * Budgets for the token, introspection and revocation endpoints, per client and per IP. An RP's
@@ -16,31 +25,27 @@ const limitedPaths = new Set(['/token', '/introspect', '/revoke']);
  * and tokens nobody can guess, so they need not be exact to the request across instances and are
  * counted without a store round trip (src/http/batched-limit.ts).
  *
- * Mounted at /oauth2. `oauth` is the handler of those endpoints (oidc-provider): a request within
- * budget goes straight to it, past the routers that never answer these paths.
+ * Answers the refusal, if any: at once when every budget could be decided in this process,
+ * otherwise as a promise (a budget that is syncing with an unreachable store rejects with the
+ * store's error).
  */
-export function limitOAuthEndpoints(ctx: Pick<Context, 'store' | 'config'>, oauth: RequestHandler): RequestHandler {
+export function createOAuthEndpointLimits(ctx: Pick<Context, 'store' | 'config'>) {
   const perClient = ctx.config.oauthRateLimitPerMinute;
   const prefix = 'oauth-limit:';
   const byClient = new BatchedWindowLimiter(ctx.store, { points: perClient, duration: 60, prefix: `${prefix}client:` });
   const byIp = new BatchedWindowLimiter(ctx.store, { points: perClient * 2, duration: 60, prefix: `${prefix}ip:` });
-  return (req, res, next) => {
-    if (req.method !== 'POST' || !limitedPaths.has(req.path)) return next();
-    const clientId = basicClientId(req.headers.authorization);
-    const answers = [byIp.hit(req.ip ?? 'unknown'), clientId === undefined ? undefined : byClient.hit(clientId)];
-    const go = (decided: (LimitAnswer | undefined)[]) => {
-      const refused = decided.find((answer): answer is Extract<LimitAnswer, { allowed: false }> => answer?.allowed === false);
-      if (!refused) return oauth(req, res, next);
-      // RFC 6749 error shape, as oidc-provider answers everything else on these endpoints.
-      res.status(429).set('Retry-After', String(refused.retryAfterSeconds)).json({ error: 'slow_down', error_description: 'too many requests, try again later' });
-    };
-    if (!answers.some((answer) => answer instanceof Promise)) return go(answers as (LimitAnswer | undefined)[]);
-    Promise.all(answers).then(go, (error: unknown) => {
-      if (!isUnavailable(error)) return next(error);
-      // The limiter's store is down: fail closed, in the OAuth shape these endpoints use.
-      res.status(503).set('Retry-After', '5').json({ error: 'temporarily_unavailable', error_description: 'the authorization server is temporarily unavailable, try again later' });
-    });
+  return (ip: string, authorization: string | undefined): Refusal | undefined | Promise<Refusal | undefined> => {
+    const clientId = basicClientId(authorization);
+    const answers = [byIp.hit(ip), clientId === undefined ? undefined : byClient.hit(clientId)];
+    if (!answers.some((answer) => answer instanceof Promise)) return refusalOf(answers as (LimitAnswer | undefined)[]);
+    return Promise.all(answers).then(refusalOf);
   };
+}
+
+function refusalOf(answers: (LimitAnswer | undefined)[]): Refusal | undefined {
+  const refused = answers.find((answer): answer is Extract<LimitAnswer, { allowed: false }> => answer?.allowed === false);
+  if (!refused) return undefined;
+  return { status: 429, retryAfterSeconds: refused.retryAfterSeconds, body: { error: 'slow_down', error_description: 'too many requests, try again later' } };
 }
 
 function basicClientId(header: string | undefined): string | undefined {

@@ -351,7 +351,8 @@ describe('the back-channel endpoints', () => {
   let limited: TestServer;
 
   beforeAll(async () => {
-    limited = await startTestServer({ env: { OAUTH_RATE_LIMIT_PER_MINUTE: '3' } });
+    // Behind one proxy: each test below comes from its own address (X-Forwarded-For).
+    limited = await startTestServer({ env: { OAUTH_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' } });
     await upsertClient(limited.ctx.db, { client_id: 'rp-limited', redirect_uris: [redirectUri], client_secret: 'rp-limited-secret-0123456789' });
   });
   afterAll(async () => {
@@ -373,5 +374,51 @@ describe('the back-channel endpoints', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await last!.json()).toMatchObject({ error: 'slow_down' });
+  });
+
+  it("hold their budget whatever the path's case or trailing slash (oidc-provider routes them all)", async () => {
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited-paths', redirect_uris: [redirectUri], client_secret: 'rp-limited-paths-secret-0123' });
+    const basic = `Basic ${Buffer.from('rp-limited-paths:rp-limited-paths-secret-0123').toString('base64')}`;
+    const answers: { status: number; body: unknown }[] = [];
+    for (const path of ['/INTROSPECT', '/introspect/', '/Revoke/', '/Introspect']) {
+      const res = await fetch(`${limited.issuer}${path}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.10' },
+        body: new URLSearchParams({ token: 'not-a-token' }),
+      });
+      const text = await res.text();
+      answers.push({ status: res.status, body: text ? JSON.parse(text) : undefined });
+    }
+    // The first three reached oidc-provider's endpoints (an unknown token introspects as inactive;
+    // revocation answers 200 with no body).
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+    expect(answers[0]!.body).toEqual({ active: false });
+    expect(answers[3]!.body).toMatchObject({ error: 'slow_down' });
+  });
+
+  it('hold clients without Basic credentials to the budget of their address, as the proxy names it', async () => {
+    const revoke = async (address: string) => {
+      const res = await fetch(`${limited.issuer}/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+        body: new URLSearchParams({ token: 'not-a-token', client_id: 'rp-limited' }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    // Twice the client budget per address: 6 requests reach oidc-provider, the 7th is refused.
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) statuses.push(await revoke('203.0.113.20'));
+    expect(statuses.slice(0, 6).filter((status) => status === 429)).toEqual([]);
+    expect(statuses[6]).toBe(429);
+    // Another address has a budget of its own.
+    expect(await revoke('203.0.113.21')).not.toBe(429);
+  });
+
+  it('are measured per endpoint in /metrics', async () => {
+    const res = await fetch(`${limited.base}/metrics`);
+    const text = await res.text();
+    expect(text).toMatch(/nyckel_http_request_duration_seconds_count\{method="POST",route="\/oauth2\/introspect",status="200"\} [1-9]/);
+    expect(text).toMatch(/nyckel_http_request_duration_seconds_count\{method="POST",route="\/oauth2\/introspect",status="429"\} [1-9]/);
   });
 });

@@ -1,0 +1,78 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import proxyAddr from 'proxy-addr';
+import type { Context } from '../context.ts';
+import { isUnavailable } from '../http/error-handler.ts';
+import { createRequestLogger } from '../observability/access-log.ts';
+import { measureRequest } from '../observability/metrics.ts';
+import { createOAuthEndpointLimits, storeDownRefusal, type Refusal } from './endpoint-limits.ts';
+
+/** Where oidc-provider is mounted. */
+export const oauthMount = '/oauth2';
+
+/** The back-channel endpoints relying parties call from their servers. */
+const backChannelPaths = new Set(['token', 'introspect', 'revoke'].map((name) => `${oauthMount}/${name}`));
+
+/**
+ * The metrics route of a back-channel request, or undefined for any other request. oidc-provider
+ * routes paths case-insensitively and with or without one trailing slash, so the budgets must
+ * match the same way: `/oauth2/TOKEN/` reaches the token endpoint and is held to its budget.
+ */
+export function backChannelRoute(method: string | undefined, url: string | undefined): string | undefined {
+  if (method !== 'POST' || !url) return undefined;
+  const query = url.indexOf('?');
+  let path = (query === -1 ? url : url.slice(0, query)).toLowerCase();
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return backChannelPaths.has(path) ? path : undefined;
+}
+
+/**
+ * The HTTP entry point: the back channel (token, introspection, revocation) goes straight to
+ * oidc-provider, everything else to Express (`rest`).
+ *
+ * A relying party's server calls the back channel on every sign-in and every refresh, and none of
+ * Express's work applies to it: no body parsing, cookies, origin check or routing of ours, and
+ * oidc-provider answers every request itself. So those requests skip Express and get only what
+ * they need: the metrics and access log every request gets, the client's address as Express
+ * would compute it (the same `trust proxy` hop count, through the same proxy-addr), the
+ * per-client and per-IP budgets, and oidc-provider at its mount path.
+ */
+export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logger'>, oauth: RequestListener, rest: RequestListener): RequestListener {
+  const limits = createOAuthEndpointLimits(ctx);
+  const logRequest = createRequestLogger(ctx.logger);
+  const trusted = ctx.config.trustProxy;
+  const trust = (_address: string, hop: number) => hop < trusted;
+
+  const toProvider = (req: IncomingMessage, res: ServerResponse, refusal: Refusal | undefined) => {
+    if (refusal) return refuse(res, refusal);
+    // As Express mounts it: oidc-provider finds its mount path from originalUrl minus url.
+    (req as IncomingMessage & { originalUrl: string }).originalUrl = req.url!;
+    req.url = req.url!.slice(oauthMount.length);
+    oauth(req, res);
+  };
+
+  return (req, res) => {
+    const route = backChannelRoute(req.method, req.url);
+    if (route === undefined) return rest(req, res);
+    measureRequest('POST', route, res);
+    logRequest(req, res, req.url!);
+    const refusal = limits(proxyAddr(req, trust), req.headers.authorization);
+    if (!(refusal instanceof Promise)) return toProvider(req, res, refusal);
+    refusal.then(
+      (decided) => toProvider(req, res, decided),
+      (error: unknown) => {
+        if (isUnavailable(error)) return refuse(res, storeDownRefusal);
+        ctx.logger.error({ err: error }, 'back-channel budget failed');
+        refuse(res, { status: 500, body: { error: 'server_error', error_description: 'oops! something went wrong' } });
+      },
+    );
+  };
+}
+
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  const body = JSON.stringify(refusal.body);
+  res.statusCode = refusal.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+  res.end(body);
+}
