@@ -6,10 +6,9 @@ interface WaitingCall<I, O> {
 
 /**
  * Collects the calls of one statement and runs them as one call over all their inputs: group
- * commit, as ioredis's auto-pipelining does for the store. A call made while no batch of this
- * statement is at the database goes out when the loop reaches its check phase (setImmediate), with
- * whatever else arrived in that turn; calls made while a batch is at the database wait for it and
- * go out together as the next batch. So alone a call costs one round trip, and under load the
+ * commit. A call made while no batch of this statement is at the database goes out when the loop
+ * reaches its check phase (setImmediate), with whatever else arrived in that turn; calls made
+ * while a batch is at the database wait for it and go out together as the next batch. So alone a call costs one round trip, and under load the
  * round trips per sign-in fall as the load rises instead of each turn paying its own (each round
  * trip is a socket write and read here and a wake-up of a database backend).
  *

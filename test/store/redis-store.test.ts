@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/create-store.ts';
@@ -78,5 +79,39 @@ describe.runIf(redisUrl)('RedisStore through an outage', () => {
     expect(store).toBeInstanceOf(RedisStore);
     await store.ping();
     await store.close();
+  });
+});
+
+describe.runIf(redisUrl)('RedisStore socket writes', () => {
+  it("sends the commands of one loop iteration in one write, and each caller gets its own answer", async () => {
+    const { store, cleanup } = await makeRedisStore(`test:writes:${randomBytes(6).toString('hex')}:`);
+    try {
+      await store.ping();
+      // Writable's implementation hooks: one call is one system call on the socket.
+      const socket = (store.client as unknown as { stream: Socket }).stream as Socket & { _write: unknown; _writev: unknown };
+      let writes = 0;
+      for (const hook of ['_write', '_writev'] as const) {
+        const original = socket[hook] as (...args: unknown[]) => unknown;
+        socket[hook] = function (this: Socket, ...args: unknown[]) {
+          writes += 1;
+          return original.apply(this, args);
+        };
+      }
+      const answers = await Promise.all([
+        store.set('a', '1', 60),
+        store.incr('n', 60),
+        store.setIfAbsent('b', '2', 60),
+        store.get('a'),
+        store.getDel('b'),
+      ]);
+      expect(answers).toEqual([undefined, 1, true, '1', '2']);
+      expect(writes).toBe(1);
+      // A later iteration's commands go in a write of their own.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await store.incr('n', 60)).toBe(2);
+      expect(writes).toBe(2);
+    } finally {
+      await cleanup();
+    }
   });
 });
