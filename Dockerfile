@@ -1,25 +1,26 @@
 # syntax=docker/dockerfile:1
-# Nyckel: the server runs its TypeScript sources directly (Node 24 strips types), so the image holds
-# src/, migrations/, seeds/, scripts/ and the built portal; there is no compile step for the server.
+# Nyckel: the server runs compiled (dist/, `npm run build:server`); the operator scripts
+# (scripts/client.ts, keys.ts, operator.ts) run from the TypeScript sources, so the image holds
+# those too, with migrations/, seeds/ and the built portal.
 
-# --- build: the portal (React, Vite) ----------------------------------------------------------
+# --- build: the portal (React, Vite) and the server (tsc) -------------------------------------
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY portal ./portal
-# The portal shares the login state list with the server (src/login/steps.ts).
-COPY src/login/steps.ts ./src/login/steps.ts
+COPY src ./src
+COPY migrations ./migrations
+COPY seeds ./seeds
 RUN npm run build
 
 # --- runtime ----------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime
 # MALLOC_MMAP_THRESHOLD_: argon2's 19 MiB buffers go back to the OS after each hash instead of
-# staying in glibc's heap; NODE_OPTIONS: V8's young generation stays small (src/config/node-flags.ts).
+# staying in glibc's heap. V8's flags are on the command line (CMD, src/config/node-flags.ts).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=1048576 \
-    NODE_OPTIONS=--max-semi-space-size=8 \
     PORT=3000 \
     DATA_DIR=/app/data
 WORKDIR /app
@@ -29,6 +30,7 @@ COPY src ./src
 COPY migrations ./migrations
 COPY seeds ./seeds
 COPY scripts ./scripts
+COPY --from=build /app/dist ./dist
 COPY --from=build /app/portal/dist ./portal/dist
 # The code stays root-owned and read-only for the server; only DATA_DIR (the mail outbox when
 # SMTP_URL is empty) is writable.
@@ -38,4 +40,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations run on start; SIGTERM drains requests in flight before exiting.
-CMD ["node", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist/src/main.js"]

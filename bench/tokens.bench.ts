@@ -3,8 +3,9 @@
  * Nyckel against a bare oidc-provider, each in its own server process, driven by this process as
  * the HTTP client (keep-alive, same concurrency for both).
  *
- * - Nyckel (bench/tokens-nyckel-server.ts) is the real app as src/main.ts builds it: PostgreSQL +
- *   Redis when DATABASE_URL and REDIS_URL are set (the production setup, NODE_ENV=production),
+ * - Nyckel (bench/tokens-nyckel-server.ts) is the real app as src/main.ts builds it, compiled as
+ *   `npm start` runs it: PostgreSQL + Redis when DATABASE_URL and REDIS_URL are set (the
+ *   production setup, NODE_ENV=production),
  *   embedded PGlite + in-process store otherwise (PGlite then runs inside the Nyckel process and
  *   counts in its CPU and memory).
  * - The bare oidc-provider (bench/tokens-bare-server.ts) has the default in-memory adapter, a
@@ -24,7 +25,7 @@
  * BENCH_NYCKEL_NODE_OPTIONS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to Nyckel's node,
  * BENCH_BARE_NODE_OPTIONS to the bare provider's.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
@@ -52,10 +53,26 @@ interface Side {
   call<T extends Reply>(message: Unsent): Promise<T>;
 }
 
-/** Starts a server process and speaks its IPC protocol (bench/tokens-shared.ts). */
+/**
+ * Both servers run compiled, as `npm start` and the Docker image run Nyckel (dist/, tsc with
+ * tsconfig.build.json's settings): a server run from its TypeScript sources would carry Node's type
+ * stripper (~30 MB) in its memory. Compiled into dist/bench-build/ before the run.
+ */
+const buildDir = join(import.meta.dirname, '../dist/bench-build/bench');
+function buildServers(): void {
+  const tsc = join(import.meta.dirname, '../node_modules/.bin/tsc');
+  const result = spawnSync(tsc, ['-p', join(import.meta.dirname, '../tsconfig.bench.json')], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error('tokens bench: compiling the servers failed');
+    process.exit(1);
+  }
+}
+
+/** Starts a server process (compiled `file`, a bench/*.ts) and speaks its IPC protocol (bench/tokens-shared.ts). */
 async function startSide(name: string, file: string, nodeOptions: string[] = []): Promise<Side> {
-  const child = fork(join(import.meta.dirname, file), [], {
-    execArgv: [...process.execArgv, ...nodeOptions],
+  const child = fork(join(buildDir, file.replace(/\.ts$/, '.js')), [], {
+    // Not this process's flags: they may be Node's type stripping options, which the compiled servers do without.
+    execArgv: nodeOptions,
     env: { ...process.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -254,6 +271,7 @@ function memoryOf(side: Side): { rssMb: number; peakMb: number } {
 // Nyckel runs with its production V8 flags, as `npm start` and the Docker image run it.
 const nyckelOptions = [...productionNodeFlags, ...(process.env.BENCH_NYCKEL_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
 const bareOptions = (process.env.BENCH_BARE_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+buildServers();
 const [bare, nyckel] = await Promise.all([startSide('bare oidc-provider', 'tokens-bare-server.ts', bareOptions), startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions)]);
 const sides = [bare, nyckel];
 const ready = memoryOf(nyckel);

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
+import { projectRoot } from '../config/project-root.ts';
 
-export const portalDist = resolve(import.meta.dirname, '../../portal/dist');
+export const portalDist = join(projectRoot, 'portal/dist');
 
 /** Client-side routes of the portal: each answers with index.html. */
 const spaRoutes = ['/', '/login', '/login/*rest', '/profile', '/profile/*rest', '/admin', '/admin/*rest'];

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
-import { portalBuildIsStale } from '../../scripts/portal-build.ts';
+import { portalBuildIsStale } from '../../scripts/build-state.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -31,7 +31,7 @@ export const CHROMIUM_ARGS = [
  */
 export function ensurePortalBuilt(): void {
   if (!portalBuildIsStale()) return;
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['run', 'build:portal'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 export interface BrowserHarness {

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../config/project-root.ts';
 import { AppError } from '../../http/app-error.ts';
 
 /** Minimum length of a new password (spec: create-password needs 9). */
@@ -9,7 +11,7 @@ export const maxPasswordLength = 256;
 export const maxPasswordInputLength = 1024;
 
 const commonPasswords: ReadonlySet<string> = new Set(
-  readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
+  readFileSync(join(projectRoot, 'src/credentials/password/common-passwords.txt'), 'utf8')
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
