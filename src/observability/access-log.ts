@@ -9,13 +9,20 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * Paths that end in a secret: a reset link's token, an impersonation hand-off's token. Neither is
+ * logged, nor anything after it. Case-insensitive, as Express routes them.
+ */
+const secretInPath = /^(\/(?:login\/set-password|auth\/impersonate)\/)[^/?]+.*/i;
 /** Paths whose query strings may carry secrets: only the path is logged. */
-const redactedPaths = /^\/(login\/set-password|oauth2)\b/;
+const pathOnly = /^\/oauth2(?:[/?]|$)/i;
 /** Query parameters that carry secrets anywhere else. */
 const secretParams = /([?&](?:token|code|otp|password|session_id)=)[^&]*/gi;
 
 export function loggableUrl(url: string): string {
-  return redactedPaths.test(url) ? (url.split('?')[0] ?? url) : url.replace(secretParams, '$1[redacted]');
+  if (secretInPath.test(url)) return url.replace(secretInPath, '$1[redacted]');
+  if (pathOnly.test(url)) return url.split('?')[0] ?? url;
+  return url.replace(secretParams, '$1[redacted]');
 }
 
 const unlogged = new Set(['/healthz', '/readyz']);

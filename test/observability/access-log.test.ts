@@ -32,6 +32,10 @@ describe('access log', () => {
     await request(app).get('/login/reset?token=secret-token&lang=sv');
     await request(app).get('/oauth2/authorize?client_id=rp&code_challenge=abc');
     await request(app).get('/auth/x?session_id=s3cr3t&code=123456&keep=1');
+    await request(app).get('/login/set-password/reset-secret-1?lang=sv');
+    await request(app).get('/LOGIN/Set-Password/reset-secret-2');
+    await request(app).get('/auth/impersonate/handoff-secret-3');
+    await request(app).get('/OAuth2/token?code=abc');
     await request(app).get('/missing');
     await request(app).get('/healthz');
     await settle();
@@ -39,10 +43,14 @@ describe('access log', () => {
       '/login/reset?token=[redacted]&lang=sv',
       '/oauth2/authorize',
       '/auth/x?session_id=[redacted]&code=[redacted]&keep=1',
+      '/login/set-password/[redacted]',
+      '/LOGIN/Set-Password/[redacted]',
+      '/auth/impersonate/[redacted]',
+      '/OAuth2/token',
       '/missing',
     ]);
-    expect(lines.map((line) => line.level)).toEqual([30, 30, 30, 40]);
-    expect(lines[3]).toMatchObject({ msg: 'request completed', res: { statusCode: 404 }, req: { method: 'GET' } });
+    expect(lines.map((line) => line.level)).toEqual([30, 30, 30, 30, 30, 30, 30, 40]);
+    expect(lines[7]).toMatchObject({ msg: 'request completed', res: { statusCode: 404 }, req: { method: 'GET' } });
     expect(typeof lines[0]!.responseTime).toBe('number');
     expect(JSON.stringify(lines)).not.toMatch(/secret|s3cr3t|123456|abc/);
   });
