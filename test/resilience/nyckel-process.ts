@@ -18,13 +18,14 @@ export interface NyckelProcess {
 
 /**
  * A real Nyckel process (`node src/main.ts`) on a free loopback port (or `port`, to restart one
- * in place), started with `env` on top of a minimal environment, resolved once it logs that it
- * listens.
+ * in place), started with `env` on top of a minimal environment and `nodeFlags` on node's command
+ * line (V8 flags such as `--heap-growing-percent` are refused in NODE_OPTIONS), resolved once it
+ * logs that it listens.
  */
-export async function startNyckel(env: Record<string, string>, port?: number): Promise<NyckelProcess> {
+export async function startNyckel(env: Record<string, string>, port?: number, nodeFlags: readonly string[] = []): Promise<NyckelProcess> {
   port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...nodeFlags, 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', ISSUER: `${base}/oauth2`, SEED_DEMO: 'false', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
