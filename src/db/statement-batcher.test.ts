@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { StatementBatcher } from './statement-batcher.ts';
 
 /** A statement whose batches are held at "the database" until the test lets each one answer. */
-function heldStatement() {
+function heldStatement(maxHoldMs = 60_000) {
   const batches: { inputs: number[]; answer: () => void; fail: (error: unknown) => void }[] = [];
   const batcher = new StatementBatcher<number, number>(
     (inputs) =>
       new Promise((resolve, reject) => {
         batches.push({ inputs, answer: () => resolve(inputs.map((n) => n * 10)), fail: reject });
       }),
+    { maxHoldMs },
   );
   return { batcher, batches };
 }
@@ -50,6 +51,20 @@ describe('StatementBatcher (group commit)', () => {
     expect(batches.map((b) => b.inputs)).toEqual([[1], [2, 3, 4]]);
     batches[1]!.answer();
     expect(await Promise.all(later)).toEqual([20, 30, 40]);
+  });
+
+  it('stops holding calls behind a batch that hangs at the database', async () => {
+    const { batcher, batches } = heldStatement(30);
+    const stuck = batcher.call(1);
+    await turn();
+    const next = batcher.call(2);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(batches.map((b) => b.inputs)).toEqual([[1], [2]]);
+    batches[1]!.answer();
+    expect(await next).toBe(20);
+    // The stuck batch still answers its own callers when it returns.
+    batches[0]!.answer();
+    expect(await stuck).toBe(10);
   });
 
   it('reruns a refused batch one input at a time, so only the bad input fails', async () => {

@@ -8,9 +8,11 @@ interface WaitingCall<I, O> {
  * Collects the calls of one statement and runs them as one call over all their inputs: group
  * commit. A call made while no batch of this statement is at the database goes out when the loop
  * reaches its check phase (setImmediate), with whatever else arrived in that turn; calls made
- * while a batch is at the database wait for it and go out together as the next batch. So alone a call costs one round trip, and under load the
- * round trips per sign-in fall as the load rises instead of each turn paying its own (each round
- * trip is a socket write and read here and a wake-up of a database backend).
+ * while a batch is at the database wait for it and go out together as the next batch. So alone a
+ * call costs one round trip, and under load the round trips per sign-in fall as the load rises
+ * instead of each turn paying its own (each round trip is a socket write and read here and a
+ * wake-up of a database backend). A batch still at the database after `maxHoldMs` stops holding
+ * the next one: a connection that hangs must not stall every sign-in behind it.
  *
  * A batch the database refused (it answered with an error, so the statement was rolled back and
  * none of it happened) is run again one input at a time: a caller fails only with its own input's
@@ -22,9 +24,11 @@ export class StatementBatcher<I, O> {
   /** A batch is at the database, or about to be sent: new calls join the next one. */
   #busy = false;
   readonly #run: (inputs: I[]) => Promise<O[]>;
+  readonly #maxHoldMs: number;
 
-  constructor(run: (inputs: I[]) => Promise<O[]>) {
+  constructor(run: (inputs: I[]) => Promise<O[]>, options: { maxHoldMs?: number } = {}) {
     this.#run = run;
+    this.#maxHoldMs = options.maxHoldMs ?? 1000;
   }
 
   call(input: I): Promise<O> {
@@ -40,9 +44,11 @@ export class StatementBatcher<I, O> {
   async #flush(): Promise<void> {
     const calls = this.#waiting;
     this.#waiting = [];
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.#send(calls);
+      await Promise.race([this.#send(calls), new Promise((resolve) => (timer = setTimeout(resolve, this.#maxHoldMs)))]);
     } finally {
+      clearTimeout(timer);
       // The calls that arrived meanwhile go out now, as one batch.
       if (this.#waiting.length > 0) void this.#flush();
       else this.#busy = false;
@@ -67,4 +73,3 @@ export class StatementBatcher<I, O> {
 function refusedByDatabase(error: unknown): boolean {
   return typeof (error as { severity?: unknown } | null)?.severity === 'string';
 }
-
