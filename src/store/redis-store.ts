@@ -142,6 +142,13 @@ export class RedisStore implements Store {
       // Callers see failures as StoreUnavailableError on their commands instead.
       this.client.on('error', options.onConnectionError ?? (() => {}));
     }
+    // Every command written while connected, the store's and those of the client's other users
+    // (rate-limiter-flexible), joins the loop iteration's socket write (#batchWrites).
+    const send = this.client.sendCommand.bind(this.client);
+    this.client.sendCommand = (command, stream) => {
+      this.#batchWrites();
+      return send(command, stream);
+    };
     // EVALSHA, falling back to EVAL once per connection; batched like any other command.
     this.client.defineCommand('nyckelSetIndexed', { lua: setIndexedLua });
     this.client.defineCommand('nyckelIncr', { lua: incrLua });
@@ -163,7 +170,6 @@ export class RedisStore implements Store {
     if (this.client.status === 'reconnecting' || this.client.status === 'end') {
       throw new StoreUnavailableError(`Redis is unavailable (${this.client.status})`);
     }
-    this.#batchWrites();
     try {
       return await command();
     } catch (error) {
@@ -178,7 +184,7 @@ export class RedisStore implements Store {
    * batch them, so concurrent requests' commands share a write (and Redis's answers a read). Each
    * write is a system call that costs more here than the command itself. ioredis writes a command
    * the moment it is issued when connected; before that its offline queue holds them, and there
-   * is nothing to cork.
+   * is nothing to cork. A client owned by the caller gets the same: the store is its one user here.
    */
   #batchWrites(): void {
     if (this.#corked || this.client.status !== 'ready') return;
