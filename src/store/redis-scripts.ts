@@ -1,0 +1,94 @@
+/**
+ * The Lua scripts behind RedisStore's atomic operations (src/store/redis-store.ts defines them on
+ * its client), each one command for Redis, so atomic like MULTI/EXEC at the cost of one.
+ */
+import type { Redis } from 'ioredis';
+
+/**
+ * setIndexed in one atomic step (KEYS[1] the value's key, KEYS[2..] the index sets; ARGV the value,
+ * the TTL and the unprefixed key, which is what the sets hold). Index sets are written before the
+ * value, each with sadd's TTL rule: NX gives a new set its TTL, GT only ever lengthens it.
+ */
+export const setIndexedLua = `
+local ttl = tonumber(ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], ARGV[3])
+  redis.call('EXPIRE', KEYS[i], ttl, 'NX')
+  redis.call('EXPIRE', KEYS[i], ttl, 'GT')
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+return 1
+`;
+
+/**
+ * claimAndWrite in one atomic step. ARGV[1] is '1' when there is a claim (KEYS[1], value ARGV[2],
+ * TTL ARGV[3]); then, per write, four ARGV (value, TTL, unprefixed key, number of index sets) and
+ * its key followed by its sets in KEYS. Index sets follow setIndexed's TTL rule.
+ */
+export const claimAndWriteLua = `
+local k = 1
+if ARGV[1] == '1' then
+  if not redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]), 'NX') then return 0 end
+  k = 2
+end
+for a = 4, #ARGV, 4 do
+  local ttl = tonumber(ARGV[a + 1])
+  local sets = tonumber(ARGV[a + 3])
+  for i = 1, sets do
+    redis.call('SADD', KEYS[k + i], ARGV[a + 2])
+    redis.call('EXPIRE', KEYS[k + i], ttl, 'NX')
+    redis.call('EXPIRE', KEYS[k + i], ttl, 'GT')
+  end
+  redis.call('SET', KEYS[k], ARGV[a], 'EX', ttl)
+  k = k + 1 + sets
+end
+return 1
+`;
+
+/**
+ * getWithReference in one atomic step (KEYS the value's key and its companions; ARGV the JSON
+ * field and the full key prefix of the referenced record). The referenced key is computed inside
+ * the script, which a single Redis server allows; Redis Cluster would need it to share a hash slot.
+ * A missing key reads as false (nil in the reply).
+ */
+export const getWithReferenceLua = `
+local values = {}
+for i = 1, #KEYS do
+  values[i] = redis.call('GET', KEYS[i])
+end
+local referenced = false
+if values[1] then
+  local ok, decoded = pcall(cjson.decode, values[1])
+  if ok and type(decoded) == 'table' and type(decoded[ARGV[1]]) == 'string' then
+    referenced = redis.call('GET', ARGV[2] .. decoded[ARGV[1]])
+  end
+end
+values[#KEYS + 1] = referenced
+return values
+`;
+
+/**
+ * incr (KEYS[1]; ARGV the TTL and the amount) and sadd (KEYS[1]; ARGV the TTL and the member) as
+ * scripts: atomic like MULTI/EXEC, but one command each, so they share the socket write of
+ * whatever else was issued in the same loop iteration (#batchWrites) instead of costing a
+ * transaction of their own.
+ */
+export const incrLua = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'NX')
+return count
+`;
+export const saddLua = `
+redis.call('SADD', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'NX')
+redis.call('EXPIRE', KEYS[1], ARGV[1], 'GT')
+return 1
+`;
+
+export type ScriptedRedis = Redis & {
+  nyckelIncr(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  nyckelSadd(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  nyckelSetIndexed(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  nyckelGetWithReference(keyCount: number, ...args: string[]): Promise<(string | null)[]>;
+  nyckelClaimAndWrite(keyCount: number, ...args: (string | number)[]): Promise<number>;
+};
