@@ -53,14 +53,15 @@ export class RedisStore implements Store {
       // ioredis emits 'error' on every failed reconnect; without a listener it prints each one.
       // Callers see failures as StoreUnavailableError on their commands instead.
       this.client.on('error', options.onConnectionError ?? (() => {}));
+      // Every command written while connected, the store's and those of the client's other users
+      // (rate-limiter-flexible), joins the loop iteration's socket write (#batchWrites). Only on a
+      // client of its own: a caller's client keeps its methods, and its commands are not batched.
+      const send = this.client.sendCommand.bind(this.client);
+      this.client.sendCommand = (command, stream) => {
+        this.#batchWrites();
+        return send(command, stream);
+      };
     }
-    // Every command written while connected, the store's and those of the client's other users
-    // (rate-limiter-flexible), joins the loop iteration's socket write (#batchWrites).
-    const send = this.client.sendCommand.bind(this.client);
-    this.client.sendCommand = (command, stream) => {
-      this.#batchWrites();
-      return send(command, stream);
-    };
     // EVALSHA, falling back to EVAL once per connection; batched like any other command.
     this.client.defineCommand('nyckelSetIndexed', { lua: setIndexedLua });
     this.client.defineCommand('nyckelIncr', { lua: incrLua });
@@ -96,7 +97,7 @@ export class RedisStore implements Store {
    * batch them, so concurrent requests' commands share a write (and Redis's answers a read). Each
    * write is a system call that costs more here than the command itself. ioredis writes a command
    * the moment it is issued when connected; before that its offline queue holds them, and there
-   * is nothing to cork. A client owned by the caller gets the same: the store is its one user here.
+   * is nothing to cork.
    */
   #batchWrites(): void {
     if (this.#corked || this.client.status !== 'ready') return;
