@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { Redis, ReplyError } from 'ioredis';
+import { CommandDeadlines } from './command-deadlines.ts';
 import { claimAndWriteLua, getWithReferenceLua, incrLua, saddLua, setIndexedLua, type ScriptedRedis } from './redis-scripts.ts';
 import { StoreUnavailableError, toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
 
@@ -11,16 +12,18 @@ export type RedisStoreOptions =
 /**
  * Client settings that turn an outage into a fast StoreUnavailableError (the HTTP layer answers
  * 503) instead of requests hanging, while the client keeps reconnecting on its own.
- * - commandTimeout bounds every command, including those queued while (re)connecting, so a
- *   blackholed server costs at most 2 s per request.
+ * - commandTimeoutMs bounds every command, including those queued while (re)connecting, so a
+ *   blackholed server costs at most ~2 s per request. The store keeps these deadlines itself
+ *   (src/store/command-deadlines.ts), not through ioredis's per-command timers.
  * - maxRetriesPerRequest 1: queued commands are failed after the second failed reconnect.
  * - retryStrategy never gives up (no null) and waits at most 1 s, so service resumes within a
  *   second of Redis coming back.
  * The offline queue stays on so commands issued right after start-up wait for the first connection.
  */
+export const commandTimeoutMs = 2_000;
+
 export const redisClientOptions = {
   connectTimeout: 2_000,
-  commandTimeout: 2_000,
   maxRetriesPerRequest: 1,
   retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   // Off: RedisStore batches its commands' socket writes itself (see #batchWrites), without
@@ -39,6 +42,8 @@ export class RedisStore implements Store {
   readonly client: Redis;
   readonly #prefix: string;
   readonly #ownsClient: boolean;
+  /** On a client of its own only; a caller's client keeps whatever deadlines it was given. */
+  readonly #deadlines: CommandDeadlines | undefined;
   /** This loop iteration's commands are being gathered in the socket's buffer. */
   #corked = false;
 
@@ -47,6 +52,7 @@ export class RedisStore implements Store {
     if ('client' in options) {
       this.client = options.client;
       this.#ownsClient = false;
+      this.#deadlines = undefined;
     } else {
       this.client = new Redis(options.url, { ...redisClientOptions });
       this.#ownsClient = true;
@@ -54,10 +60,13 @@ export class RedisStore implements Store {
       // Callers see failures as StoreUnavailableError on their commands instead.
       this.client.on('error', options.onConnectionError ?? (() => {}));
       // Every command written while connected, the store's and those of the client's other users
-      // (rate-limiter-flexible), joins the loop iteration's socket write (#batchWrites). Only on a
-      // client of its own: a caller's client keeps its methods, and its commands are not batched.
+      // (rate-limiter-flexible), joins the loop iteration's socket write (#batchWrites), and has
+      // a deadline. Only on a client of its own: a caller's client keeps its methods, and its
+      // commands are neither batched nor given deadlines.
+      const deadlines = (this.#deadlines = new CommandDeadlines(this.client, commandTimeoutMs));
       const send = this.client.sendCommand.bind(this.client);
       this.client.sendCommand = (command, stream) => {
+        deadlines.watch(command);
         this.#batchWrites();
         return send(command, stream);
       };
@@ -227,6 +236,7 @@ export class RedisStore implements Store {
 
   async close() {
     if (!this.#ownsClient) return;
+    this.#deadlines?.stop();
     if (this.client.status === 'ready') {
       await this.client.quit().catch(() => this.client.disconnect());
     } else {

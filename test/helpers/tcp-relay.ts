@@ -11,6 +11,12 @@ export interface Relay {
    * Resolves once the cut happened.
    */
   cutOn(marker: string): Promise<void>;
+  /**
+   * Stalls every connection, open and new, without closing any: nothing is relayed either way
+   * (TCP holds it back), as on a network path that stopped delivering. thaw() relays it all, in order.
+   */
+  freeze(): void;
+  thaw(): void;
 }
 
 /**
@@ -20,6 +26,7 @@ export interface Relay {
 export async function startRelay(target: URL, port = 0): Promise<Relay> {
   const sockets = new Set<Socket>();
   let armed: { marker: string; done: () => void } | undefined;
+  let frozen = false;
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= new Promise<void>((resolve) => {
@@ -30,6 +37,7 @@ export async function startRelay(target: URL, port = 0): Promise<Relay> {
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || defaultPort), target.hostname);
     for (const socket of [client, upstream]) {
+      if (frozen) socket.pause();
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {});
@@ -43,7 +51,7 @@ export async function startRelay(target: URL, port = 0): Promise<Relay> {
       }
       if (!upstream.write(chunk)) client.pause();
     });
-    upstream.on('drain', () => client.resume());
+    upstream.on('drain', () => !frozen && client.resume());
     client.on('end', () => upstream.end());
     upstream.pipe(client);
   });
@@ -52,5 +60,13 @@ export async function startRelay(target: URL, port = 0): Promise<Relay> {
     port: (server.address() as AddressInfo).port,
     stop,
     cutOn: (marker) => new Promise<void>((done) => (armed = { marker, done })),
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) socket.pause();
+    },
+    thaw() {
+      frozen = false;
+      for (const socket of sockets) socket.resume();
+    },
   };
 }

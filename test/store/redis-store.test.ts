@@ -73,6 +73,66 @@ describe.runIf(redisUrl)('RedisStore through an outage', () => {
     }
   });
 
+  it('fails commands after ~2 s when Redis stops answering on an open connection, and carries on once it answers again', async () => {
+    const relay = await startRelay(new URL(redisUrl!));
+    const prefix = `test:stall:${randomBytes(6).toString('hex')}:`;
+    const rawKey = `${prefix}raw`;
+    const { store, cleanup } = await makeRedisStore(prefix, `redis://127.0.0.1:${relay.port}`);
+    try {
+      await store.set('k', 'before', 60);
+      relay.freeze();
+      const started = performance.now();
+      const [stored, raw] = await Promise.allSettled([
+        store.get('k'),
+        // A command of another user of the client (rate-limiter-flexible), which has no store around it.
+        store.client.incr(rawKey),
+      ]);
+      const waited = performance.now() - started;
+      expect(stored.status === 'rejected' && stored.reason).toBeInstanceOf(StoreUnavailableError);
+      expect(raw.status === 'rejected' && (raw.reason as Error).message).toBe('Command timed out');
+      expect(waited).toBeGreaterThanOrEqual(1_900);
+      expect(waited).toBeLessThan(3_000);
+
+      // Still stalled: a new command fails without waiting out a deadline of its own.
+      const again = performance.now();
+      await expect(store.get('k')).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(performance.now() - again).toBeLessThan(1_000);
+
+      // The stalled answers arrive late, in order, and each goes to the command it belongs to.
+      relay.thaw();
+      const deadline = Date.now() + 5_000;
+      let value: string | null | undefined;
+      while (value === undefined && Date.now() < deadline) {
+        value = await store.get('k').catch(() => undefined);
+        if (value === undefined) await sleep(100);
+      }
+      expect(value).toBe('before');
+      expect(await store.incr('n', 60)).toBe(1);
+      expect(await store.client.get(rawKey)).toBe('1');
+    } finally {
+      relay.thaw();
+      await store.client.del(rawKey).catch(() => {});
+      await cleanup().catch(() => {});
+      await relay.stop();
+    }
+  });
+
+  it('fails a command after ~2 s when the connection opens but Redis never answers (the command waits for a ready client)', async () => {
+    const relay = await startRelay(new URL(redisUrl!));
+    relay.freeze();
+    const store = new RedisStore({ url: `redis://127.0.0.1:${relay.port}`, prefix: `test:never:${randomBytes(6).toString('hex')}:` });
+    try {
+      const started = performance.now();
+      await expect(store.get('k')).rejects.toBeInstanceOf(StoreUnavailableError);
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(1_900);
+      expect(waited).toBeLessThan(3_000);
+    } finally {
+      await store.close();
+      await relay.stop();
+    }
+  });
+
   it('is what createStore returns for a Redis URL', async () => {
     const store = createStore({ redisUrl: redisUrl!, prefix: 'test:create:' });
     expect(store.kind).toBe('redis');
