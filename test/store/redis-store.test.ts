@@ -22,6 +22,17 @@ async function makeRedisStore(prefix: string, url = redisUrl!) {
   };
 }
 
+/** The value of `key` from the first read that succeeds within 5 s (undefined if none does). */
+async function firstAnswer(store: RedisStore, key: string): Promise<string | null | undefined> {
+  const deadline = Date.now() + 5_000;
+  let value: string | null | undefined;
+  while (value === undefined && Date.now() < deadline) {
+    value = await store.get(key).catch(() => undefined);
+    if (value === undefined) await sleep(100);
+  }
+  return value;
+}
+
 if (redisUrl) {
   storeContract('RedisStore', makeRedisStore);
 } else {
@@ -60,13 +71,7 @@ describe.runIf(redisUrl)('RedisStore through an outage', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
 
       relay = await startRelay(new URL(redisUrl!), port);
-      const deadline = Date.now() + 5_000;
-      let value: string | null | undefined;
-      while (value === undefined && Date.now() < deadline) {
-        value = await store.get('k').catch(() => undefined);
-        if (value === undefined) await sleep(100);
-      }
-      expect(value).toBe('before');
+      expect(await firstAnswer(store, 'k')).toBe('before');
     } finally {
       await cleanup().catch(() => {});
       await relay.stop();
@@ -100,13 +105,7 @@ describe.runIf(redisUrl)('RedisStore through an outage', () => {
 
       // The stalled answers arrive late, in order, and each goes to the command it belongs to.
       relay.thaw();
-      const deadline = Date.now() + 5_000;
-      let value: string | null | undefined;
-      while (value === undefined && Date.now() < deadline) {
-        value = await store.get('k').catch(() => undefined);
-        if (value === undefined) await sleep(100);
-      }
-      expect(value).toBe('before');
+      expect(await firstAnswer(store, 'k')).toBe('before');
       expect(await store.incr('n', 60)).toBe(1);
       expect(await store.client.get(rawKey)).toBe('1');
     } finally {
