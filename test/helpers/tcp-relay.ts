@@ -37,7 +37,6 @@ export async function startRelay(target: URL, port = 0): Promise<Relay> {
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || defaultPort), target.hostname);
     for (const socket of [client, upstream]) {
-      if (frozen) socket.pause();
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {});
@@ -54,6 +53,8 @@ export async function startRelay(target: URL, port = 0): Promise<Relay> {
     upstream.on('drain', () => !frozen && client.resume());
     client.on('end', () => upstream.end());
     upstream.pipe(client);
+    // After pipe(), which sets the upstream flowing.
+    if (frozen) for (const socket of [client, upstream]) socket.pause();
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
