@@ -2,13 +2,15 @@ import type { Knex } from 'knex';
 import { accountColumns, normalizeEmail, type AccountRecord, type Queryable } from '../accounts/accounts.repository.ts';
 import { countAuditAction } from '../observability/metrics.ts';
 import { credentialColumns, type CredentialRecord } from '../credentials/credentials.repository.ts';
+import { directStatement } from '../db/direct-statement.ts';
 import { StatementBatcher } from '../db/statement-batcher.ts';
 
 /**
  * The two statements on every step of a sign-in. Most of a sign-in's cost outside password
  * hashing is round trips, not the queries: each one is a socket write and read in this process
  * (and a wake-up of a database backend), and knex's query building on top. So:
- * - The SQL is written out once, at load, with positional bindings: nothing is built per call.
+ * - The SQL is written out once, at load, with positional bindings: nothing is built per call,
+ *   and on PostgreSQL it goes to the driver without knex's query path (src/db/direct-statement.ts).
  * - Concurrent sign-ins share a statement (src/db/statement-batcher.ts): calls made while this
  *   statement is at the database go as one statement over a set of inputs once it is back. Under
  *   load that is one round trip for several sign-ins; alone, a call is a batch of one, sent at once.
@@ -27,7 +29,7 @@ export interface AccountFacts {
  * into a join: the planner cannot see how many emails the array holds, and without it may scan
  * every account once per batch instead of looking each email up in the index.
  */
-const accountsWithCredentialsSql = `select q.email as q_email, x.*
+const selectAccountsWithCredentialsStatement = directStatement(`select q.email as q_email, x.*
   from jsonb_array_elements_text(?::jsonb) with ordinality as q(email, n)
   cross join lateral (
     select ${[...accountColumns.map((column) => `a."${column}"`), ...credentialColumns.map((column) => `c."${column}" as "c_${column}"`)].join(', ')}
@@ -35,12 +37,12 @@ const accountsWithCredentialsSql = `select q.email as q_email, x.*
     where a.email = q.email::citext
     offset 0
   ) as x
-  order by q.n, x.c_created_at asc`;
+  order by q.n, x.c_created_at asc`);
 
 async function selectAccountsWithCredentials(db: Queryable, emails: string[]): Promise<AccountFacts[]> {
   // An email asked for twice in one batch is looked up once (else its rows would come twice).
   const distinct = [...new Set(emails)];
-  const { rows } = (await db.raw(accountsWithCredentialsSql, [JSON.stringify(distinct)])) as { rows: Record<string, unknown>[] };
+  const { rows } = await selectAccountsWithCredentialsStatement(db, [JSON.stringify(distinct)]);
   const byEmail = new Map<unknown, Record<string, unknown>[]>();
   for (const row of rows) {
     const group = byEmail.get(row.q_email);
@@ -92,7 +94,7 @@ export interface SignInRecord {
  * which the planner answers from the index whatever it guesses of the batch's size. An account
  * signing in twice in one batch keeps the later time and either sign-in's email proof.
  */
-const recordSignInsSql = `with input as (
+const recordSignInsStatement = directStatement(`with input as (
        select * from jsonb_to_recordset(?::jsonb) as r(
          n int, at timestamptz, account_id uuid, email_verified boolean, credential_ids uuid[],
          ip text, user_agent text, details jsonb)
@@ -112,7 +114,7 @@ const recordSignInsSql = `with input as (
        where c.id = used.id and c.id = any(array(select id from locked_credentials))
      )
      insert into audit_events (action, actor_id, target_account_id, ip, user_agent, details, at)
-     select 'login.succeeded', account_id, account_id, ip, user_agent, details, at from input order by n`;
+     select 'login.succeeded', account_id, account_id, ip, user_agent, details, at from input order by n`);
 
 async function insertSignIns(db: Queryable, records: SignInRecord[]): Promise<void[]> {
   const input = records.map((record, n) => ({
@@ -125,7 +127,7 @@ async function insertSignIns(db: Queryable, records: SignInRecord[]): Promise<vo
     user_agent: record.userAgent?.slice(0, 512) ?? null,
     details: record.details,
   }));
-  await db.raw(recordSignInsSql, [JSON.stringify(input)]);
+  await recordSignInsStatement(db, [JSON.stringify(input)]);
   return records.map(() => undefined);
 }
 
