@@ -116,7 +116,7 @@ describe.runIf(redisUrl)('RedisStore through an outage', () => {
     }
   });
 
-  it('fails a command after ~2 s when the connection opens but Redis never answers (the command waits for a ready client)', async () => {
+  it('fails a command after ~2 s when the connection opens but Redis never answers (the stalled ready check is swept)', async () => {
     const relay = await startRelay(new URL(redisUrl!));
     relay.freeze();
     const store = new RedisStore({ url: `redis://127.0.0.1:${relay.port}`, prefix: `test:never:${randomBytes(6).toString('hex')}:` });
