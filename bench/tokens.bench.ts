@@ -252,13 +252,36 @@ async function refreshRound(side: Side, budget: number): Promise<Sample[]> {
   ];
 }
 
+interface SideBySide {
+  rates: Map<Side, Rate>;
+  /** Per round, the first side's rate over the second's, as the rounds ran: how much the ratio moves within one run. */
+  roundRatios: number[];
+}
+
 /** The sides alternate in short rounds, so both see the same background load on a shared machine. */
-async function sideBySide(sides: Side[], round: (side: Side, budget: number) => Promise<Sample[]>): Promise<Map<Side, Rate>> {
-  const samples = new Map<Side, Sample[]>(sides.map((side) => [side, []]));
+async function sideBySide([ours, theirs]: [Side, Side], round: (side: Side, budget: number) => Promise<Sample[]>): Promise<SideBySide> {
+  const samples = new Map<Side, Sample[]>([
+    [ours, []],
+    [theirs, []],
+  ]);
+  const roundRatios: number[] = [];
   for (let i = 0; i < rounds; i += 1) {
-    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) samples.get(side)!.push(...(await round(side, seconds / rounds)));
+    const thisRound = new Map<Side, Sample[]>();
+    for (const side of i % 2 === 0 ? [theirs, ours] : [ours, theirs]) thisRound.set(side, await round(side, seconds / rounds));
+    for (const [side, list] of thisRound) samples.get(side)!.push(...list);
+    roundRatios.push(rate(thisRound.get(ours)!).perSecond / rate(thisRound.get(theirs)!).perSecond);
   }
-  return new Map([...samples].map(([side, list]) => [side, rate(list)]));
+  return { rates: new Map([...samples].map(([side, list]) => [side, rate(list)])), roundRatios };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** "median 57.1%, rounds 51.0–63.2%": the spread a single run's ratio carries. */
+function spread(ratios: number[]): string {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  const median = sorted.length % 2 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return `median ${pct(median)}, rounds ${pct(sorted[0]!)}–${pct(sorted.at(-1)!)}`;
 }
 
 /** kB fields of /proc/<pid>/status, in MB: VmRSS (now) and VmHWM (peak). */
@@ -283,12 +306,13 @@ for (const side of sides) {
 }
 const warm = new Map(sides.map((side) => [side, memoryOf(side)]));
 
-const codes = await sideBySide(sides, codeExchangeRound);
-const refreshes = await sideBySide(sides, refreshRound);
+const codeRun = await sideBySide([nyckel, bare], codeExchangeRound);
+const refreshRun = await sideBySide([nyckel, bare], refreshRound);
+const codes = codeRun.rates;
+const refreshes = refreshRun.rates;
 const memory = new Map(sides.map((side) => [side, memoryOf(side)]));
 const nyckelHeap = (await usage(nyckel)).memory;
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 const n = (x: number) => x.toFixed(0).padStart(8);
 const scopeNote = production ? 'production setup: the targets apply' : 'embedded setup, for comparison: the targets apply to PostgreSQL + Redis';
@@ -310,8 +334,8 @@ const ours = { codes: codes.get(nyckel)!, refresh: refreshes.get(nyckel)! };
 const codeRatio = ours.codes.perSecond / codes.get(bare)!.perSecond;
 const refreshRatio = ours.refresh.perSecond / refreshes.get(bare)!.perSecond;
 const peakMb = memory.get(nyckel)!.peakMb;
-console.log(`  Nyckel/bare, code exchanges: ${pct(codeRatio)} (target ≥ 70%) ${mark(codeRatio >= 0.7)}`);
-console.log(`  Nyckel/bare, refresh grants: ${pct(refreshRatio)} (target ≥ 70%) ${mark(refreshRatio >= 0.7)}`);
+console.log(`  Nyckel/bare, code exchanges: ${pct(codeRatio)} (target ≥ 70%) ${mark(codeRatio >= 0.7)}; ${spread(codeRun.roundRatios)}`);
+console.log(`  Nyckel/bare, refresh grants: ${pct(refreshRatio)} (target ≥ 70%) ${mark(refreshRatio >= 0.7)}; ${spread(refreshRun.roundRatios)}`);
 console.log(
   `  Nyckel refresh grants per core (per CPU-second of the Nyckel server process): ${ours.refresh.perCpuSecond.toFixed(0)} ` +
     `(target ≥ 1,500) ${mark(ours.refresh.perCpuSecond >= 1500)}`,
@@ -322,6 +346,12 @@ console.log(
     `(store calls include the back-channel limits' syncs, one per 100 ms)`,
 );
 console.log(`  Nyckel code exchanges per CPU-second: ${ours.codes.perCpuSecond.toFixed(0)} (bare: ${codes.get(bare)!.perCpuSecond.toFixed(0)})`);
+// The per-core target is absolute, so it moves with the machine; the bare library's own figure in
+// the same run says how fast this machine is, and the ratio does not depend on it.
+console.log(
+  `  Nyckel/bare per CPU-second (machine-independent): code exchanges ${pct(ours.codes.perCpuSecond / codes.get(bare)!.perCpuSecond)}, ` +
+    `refresh grants ${pct(ours.refresh.perCpuSecond / refreshes.get(bare)!.perCpuSecond)}`,
+);
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 console.log(
   `  Nyckel memory: at ready ${ready.rssMb.toFixed(0)} MB RSS (start-up peak ${ready.peakMb.toFixed(0)} MB); after the run V8 heap ` +
