@@ -22,18 +22,26 @@ function mapped(error: unknown): unknown {
  * so no check is skipped when the store is down; the request fails instead.
  */
 export function failClosed<T extends object>(target: T): T {
+  // One wrapper per method, made on first use: oidc-provider looks a method up on every call, and a
+  // fresh closure each time was garbage on every token request.
+  const wrappers = new Map<PropertyKey, { method: (...args: unknown[]) => unknown; wrapper: (...args: unknown[]) => unknown }>();
   return new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
+      const known = wrappers.get(property);
+      if (known?.method === value) return known.wrapper;
+      const method = value as (...args: unknown[]) => unknown;
+      const wrapper = (...args: unknown[]) => {
         try {
-          const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+          const result = method.apply(object, args);
           return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(mapped(error))) : result;
         } catch (error) {
           throw mapped(error);
         }
       };
+      wrappers.set(property, { method, wrapper });
+      return wrapper;
     },
   });
 }
