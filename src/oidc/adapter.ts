@@ -27,7 +27,8 @@ const CONSUMABLE = new Set([
 
 export const oidcKeys = {
   model: (model: string, id: string) => `oidc:${model}:${id}`,
-  consumed: (modelKey: string) => modelKey.replace(/^oidc:/, 'oidc:consumed:'),
+  /** `oidc:<Model>:<id>` → `oidc:consumed:<Model>:<id>`. */
+  consumed: (modelKey: string) => `oidc:consumed:${modelKey.slice('oidc:'.length)}`,
   uid: (uid: string) => `oidc:uid:${uid}`,
   userCode: (userCode: string) => `oidc:usercode:${userCode}`,
   grant: (grantId: string) => `oidc:grant:${grantId}`,

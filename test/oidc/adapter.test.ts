@@ -233,3 +233,12 @@ describe('oidc adapter inside oidc-provider', () => {
     }
   });
 });
+
+describe('oidc store keys', () => {
+  it('names a consumed marker after its model key, as markers already in the store are named', () => {
+    // A deploy runs old and new instances side by side: a renamed marker would let a used code or
+    // refresh token through on the instance that looks under the new name.
+    expect(oidcKeys.consumed('oidc:RefreshToken:abc-123')).toBe('oidc:consumed:RefreshToken:abc-123');
+    expect(oidcKeys.consumed(oidcKeys.model('AuthorizationCode', 'x:y'))).toBe('oidc:consumed:AuthorizationCode:x:y');
+  });
+});
