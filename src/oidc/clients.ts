@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 
@@ -60,6 +61,12 @@ export const clientCacheMs = 30_000;
 export function createClientAdapter(db: Db, now: () => number = Date.now) {
   const cache = new Map<string, { metadata: unknown; until: number }>();
   return class ClientAdapter {
+    /** The metadata find() would answer from its cache right now, without reading it: the same object until it is read again. */
+    static cached(id: string): object | undefined {
+      const hit = cache.get(id);
+      return hit && hit.until > now() ? (hit.metadata as object) : undefined;
+    }
+
     async find(id: string) {
       // PostgreSQL text cannot hold NUL: such an id names no client (and must not become a 500).
       if (id.length > 64 || id.includes('\u0000')) return undefined;
@@ -84,5 +91,30 @@ export function createClientAdapter(db: Db, now: () => number = Date.now) {
     async consume() {}
     async destroy() {}
     async revokeByGrantId() {}
+  };
+}
+
+type ProviderClient = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
+
+/**
+ * oidc-provider derives a Client from its metadata on every lookup (every token, userinfo and
+ * introspection request): it serialises the metadata to JSON and hashes it to find the Client it
+ * built last time. While the adapter's cache holds the same metadata object, that Client is handed
+ * out again without the serialising and hashing; once the metadata is read again (a changed client
+ * included), the next lookup derives it as before.
+ *
+ * `cached` answers the adapter's cached metadata without reading it (ClientAdapter.cached).
+ */
+export function reuseDerivedClients(provider: Provider, cached: (id: string) => object | undefined): void {
+  const find = provider.Client.find.bind(provider.Client);
+  const derived = new WeakMap<object, ProviderClient>();
+  provider.Client.find = async (id: string) => {
+    const before = typeof id === 'string' ? cached(id) : undefined;
+    const known = before && derived.get(before);
+    if (known) return known;
+    const client = await find(id);
+    // Only when the lookup certainly used `before`: the cache still holds that very object.
+    if (client && before && cached(id) === before) derived.set(before, client);
+    return client;
   };
 }

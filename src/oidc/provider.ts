@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
-import { createClientAdapter } from './clients.ts';
+import { createClientAdapter, reuseDerivedClients } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
@@ -135,6 +135,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
 
   const provider = new Provider(ctx.config.issuer, configuration);
   provider.proxy = ctx.config.trustProxy > 0;
+  reuseDerivedClients(provider, (id) => ClientAdapter.cached(id));
   // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
   // person straight back in through it.
   provider.on('end_session.success', (koa: KoaContextWithOIDC) => {
