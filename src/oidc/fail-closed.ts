@@ -23,13 +23,14 @@ function mapped(error: unknown): unknown {
  */
 export function failClosed<T extends object>(target: T): T {
   // One wrapper per method, made on first use: oidc-provider looks a method up on every call, and a
-  // fresh closure each time was garbage on every token request.
-  const wrappers = new Map<PropertyKey, { method: (...args: unknown[]) => unknown; wrapper: (...args: unknown[]) => unknown }>();
+  // fresh closure each time was garbage on every token request. The map too is made on first use:
+  // findAccount wraps a new account on every call, and some callers only read its accountId.
+  let wrappers: Map<PropertyKey, { method: (...args: unknown[]) => unknown; wrapper: (...args: unknown[]) => unknown }> | undefined;
   return new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      const known = wrappers.get(property);
+      const known = wrappers?.get(property);
       if (known?.method === value) return known.wrapper;
       const method = value as (...args: unknown[]) => unknown;
       const wrapper = (...args: unknown[]) => {
@@ -40,7 +41,7 @@ export function failClosed<T extends object>(target: T): T {
           throw mapped(error);
         }
       };
-      wrappers.set(property, { method, wrapper });
+      (wrappers ??= new Map()).set(property, { method, wrapper });
       return wrapper;
     },
   });
