@@ -59,19 +59,19 @@ export async function upsertClient(db: Db, input: ClientInput): Promise<Record<s
 export const clientCacheMs = 30_000;
 
 export function createClientAdapter(db: Db, now: () => number = Date.now) {
-  const cache = new Map<string, { metadata: unknown; until: number }>();
+  const cache = new Map<string, { metadata: object; until: number }>();
   return class ClientAdapter {
     /** The metadata find() would answer from its cache right now, without reading it: the same object until it is read again. */
     static cached(id: string): object | undefined {
       const hit = cache.get(id);
-      return hit && hit.until > now() ? (hit.metadata as object) : undefined;
+      return hit && hit.until > now() ? hit.metadata : undefined;
     }
 
     async find(id: string) {
       // PostgreSQL text cannot hold NUL: such an id names no client (and must not become a 500).
       if (id.length > 64 || id.includes('\u0000')) return undefined;
-      const hit = cache.get(id);
-      if (hit && hit.until > now()) return hit.metadata ?? undefined;
+      const cached = ClientAdapter.cached(id);
+      if (cached) return cached;
       const row = await db('oidc_clients').where({ client_id: id }).first('metadata');
       const metadata = row ? (typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) : undefined;
       // Unknown ids are not cached: a flood of made-up client ids must not grow the map.
