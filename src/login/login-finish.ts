@@ -80,6 +80,7 @@ async function finish(
       auth_time: Math.floor(now.getTime() / 1000),
       ip: info.ip,
       user_agent: info.userAgent,
+      persistent: session.remember,
     }),
     recordSignIn(ctx, session, account.id, info, rememberedDevice, now),
     info.portalSessionId ? destroyPortalSession(ctx, info.portalSessionId) : undefined,

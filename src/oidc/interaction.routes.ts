@@ -8,6 +8,7 @@ import {
 } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
 import { isUnavailable } from '../http/error-handler.ts';
+import { portalSessionReason } from './portal-session-check.ts';
 import { tokenTtl } from './provider.ts';
 import { getPortalSession, linkOidcSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
 
@@ -78,15 +79,19 @@ function expired(res: Response) {
   res.redirect(303, '/login?error=interaction_expired');
 }
 
+/** Reasons any live Nyckel session answers: they only say the provider session cannot answer by itself. */
+const anySessionAnswers = new Set(['no_session', portalSessionReason, pendingReason, impersonatedSessionReason]);
+
 /**
  * Whether the Nyckel session may answer this login prompt. With only `no_session`, any session
- * does (SSO); likewise with the impersonation reasons, which only say that the provider session in
- * this browser must not answer by itself. `max_age` is met when the sign-in is recent enough.
+ * does (SSO); likewise when the provider session no longer agrees with the Nyckel session, and
+ * with the impersonation reasons, which only say that the provider session in this browser must
+ * not answer by itself. `max_age` is met when the sign-in is recent enough.
  * `prompt=login` and every other reason demand a sign-in that happened after the authorization
  * request began.
  */
 function sessionSatisfies(session: PortalSession, details: Details, now: Date): boolean {
-  const reasons = details.prompt.reasons.filter((r) => r !== 'no_session' && r !== pendingReason && r !== impersonatedSessionReason);
+  const reasons = details.prompt.reasons.filter((r) => !anySessionAnswers.has(r));
   if (reasons.length === 0) return true;
   if (reasons.every((r) => r === 'max_age')) {
     const maxAge = Number(details.params.max_age);
@@ -109,6 +114,18 @@ function loginUrl(details: Details): string {
 async function finish(provider: Provider, req: Request, res: Response, details: Details, session: PortalSession | null) {
   if (details.prompt.name === 'login') {
     const amr = session!.amr;
+    const subject = requestedSubject(details);
+    if (subject !== undefined && subject !== session!.account_id) {
+      // The relying party asked for one person (id_token_hint, or the claims parameter's sub) and
+      // another is signed in: it is told so, never handed a code for the wrong account.
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'login_required', error_description: 'the signed-in account is not the one the request names' },
+        { mergeWithLastSubmission: false },
+      );
+      return;
+    }
     await provider.interactionFinished(
       req,
       res,
@@ -118,7 +135,9 @@ async function finish(provider: Provider, req: Request, res: Response, details: 
           amr,
           acr: amr.some((m) => multiFactor.has(m)) ? 'urn:nyckel:loa:2' : 'urn:nyckel:loa:1',
           ts: session!.auth_time,
-          remember: true,
+          // The provider session's cookie lasts as the portal session's does: a sign-in without
+          // "remember me" ends with the browser.
+          remember: session!.persistent === true,
         },
       },
       { mergeWithLastSubmission: false },
@@ -136,6 +155,31 @@ async function finish(provider: Provider, req: Request, res: Response, details: 
     { error: 'access_denied', error_description: 'unsupported interaction' },
     { mergeWithLastSubmission: false },
   );
+}
+
+/**
+ * The subject this authorization request demands, if any. oidc-provider verified the
+ * id_token_hint's signature when the request arrived, and the interaction's parameters come from
+ * its own store, so only the payload is read here.
+ */
+function requestedSubject(details: Details): string | undefined {
+  const claims = details.params.claims;
+  if (typeof claims === 'string') {
+    const value = (parseJson(claims) as { id_token?: { sub?: { value?: unknown } } } | undefined)?.id_token?.sub?.value;
+    if (typeof value === 'string') return value;
+  }
+  const hint = details.params.id_token_hint;
+  if (typeof hint !== 'string') return undefined;
+  const sub = (parseJson(Buffer.from(hint.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown } | undefined)?.sub;
+  return typeof sub === 'string' ? sub : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 async function grantRequested(provider: Provider, details: Details): Promise<string> {

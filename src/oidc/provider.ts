@@ -8,6 +8,7 @@ import { createOidcAdapter } from './adapter.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
+import { portalSessionCheck } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
 import { settleTokenRequests } from './token-batch.ts';
@@ -51,7 +52,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   const keys = await loadSigningKeys(ctx);
   const impersonationOf = (token: ImpersonationMarks) => impersonationOfToken(ctx, token);
   const policy = interactionPolicy.base();
-  for (const check of impersonationChecks(ctx)) policy.get('login')!.checks.add(check);
+  for (const check of [portalSessionCheck(ctx), ...impersonationChecks(ctx)]) policy.get('login')!.checks.add(check);
 
   const configuration: Configuration = {
     adapter: Adapter as Configuration['adapter'],

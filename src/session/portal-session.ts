@@ -20,6 +20,8 @@ export interface PortalSession {
   created_at: number;
   ip: string | null;
   user_agent: string | null;
+  /** "Remember me": the cookie outlives the browser. Absent in sessions written before it was kept. */
+  persistent?: boolean;
 }
 
 export interface PortalSessionWithId extends PortalSession {

@@ -5,6 +5,8 @@
 export class BrowserLike {
   readonly base: string;
   readonly cookies = new Map<string, string>();
+  /** Names of the cookies that outlive the browser (Max-Age or Expires). */
+  readonly #persistent = new Set<string>();
 
   constructor(base: string) {
     this.base = base;
@@ -21,9 +23,24 @@ export class BrowserLike {
       const name = pair!.slice(0, index).trim();
       const value = pair!.slice(index + 1).trim();
       const expired = attributes.some((a) => /^\s*max-age=0/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (expired || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
+      if (expired || value === '') {
+        this.cookies.delete(name);
+        this.#persistent.delete(name);
+      } else {
+        this.cookies.set(name, value);
+        if (attributes.some((a) => /^\s*(max-age|expires)=/i.test(a))) this.#persistent.add(name);
+        else this.#persistent.delete(name);
+      }
     }
+  }
+
+  /** Closes and reopens the browser: session cookies go, persistent ones stay. */
+  restart(): void {
+    for (const name of this.cookies.keys()) if (!this.#persistent.has(name)) this.cookies.delete(name);
+  }
+
+  isPersistent(name: string): boolean {
+    return this.#persistent.has(name);
   }
 
   async request(path: string, init: RequestInit = {}): Promise<Response> {

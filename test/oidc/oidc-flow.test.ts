@@ -14,6 +14,7 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
   await createAccount(server.ctx.db, { email: 'rp-user@example.com', password, name: 'Rita Relying' });
+  await createAccount(server.ctx.db, { email: 'rp-other@example.com', password, name: 'Bob Other' });
   for (const id of ['rp-one', 'rp-two']) {
     await upsertClient(server.ctx.db, {
       client_id: id,
@@ -68,20 +69,41 @@ function exchange(config: client.Configuration, callback: URL, authorization: Au
 }
 
 /** Drives /login through its HTTP API, as the portal does, from the login URL the provider chose. */
-async function signInThroughPortal(browser: BrowserLike, loginUrl: URL): Promise<string> {
+async function signInThroughPortal(
+  browser: BrowserLike,
+  loginUrl: URL,
+  { email = 'rp-user@example.com', remember = false }: { email?: string; remember?: boolean } = {},
+): Promise<string> {
   expect(loginUrl.pathname).toBe('/login');
   const query = loginUrl.search;
-  const start = await browser.json<{ state: string; session_id: string }>(`/auth/login/start${query}`, {
-    email: 'rp-user@example.com',
-  });
+  const start = await browser.json<{ state: string; session_id: string }>(`/auth/login/start${query}`, { email });
   expect(start.body.state).toBe('CredentialsRequired');
   const done = await browser.json<{ state: string; redirect_to: string }>('/auth/login/verify-password', {
     session_id: start.body.session_id,
-    email: 'rp-user@example.com',
+    email,
     password,
+    remember,
   });
   expect(done.body.state).toBe('Done');
   return done.body.redirect_to;
+}
+
+/**
+ * Follows redirects as a browser does, including the form oidc-provider posts by itself when an
+ * interaction finished for another account than its session's (it ends that session, then resumes).
+ */
+async function followSwitching(browser: BrowserLike, path: string): Promise<URL> {
+  const { url, response } = await browser.follow(path);
+  if (url.origin !== server.base || response.status !== 200) return url;
+  const html = await response.text();
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
+  expect(html).toContain('/oauth2/logout/confirm');
+  const confirm = await browser.request('/oauth2/logout/confirm', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }),
+  });
+  return (await browser.follow(confirm.headers.get('location')!)).url;
 }
 
 async function codeFrom(browser: BrowserLike, authorization: Authorization): Promise<URL> {
@@ -254,6 +276,95 @@ describe('a relying party signs a person in with openid-client', () => {
     const callback = (await browser.follow(redirect)).url;
     const tokens = await exchange(config, callback, again);
     expect(tokens.claims()!.auth_time!).toBeGreaterThan(firstTokens.claims()!.auth_time!);
+  });
+
+  it('asks for a sign-in again after a browser restart when "remember me" was off', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(config);
+    await codeFrom(browser, first);
+    expect(browser.isPersistent('nyckel_session')).toBe(false);
+    expect(browser.isPersistent('nyckel_op_session')).toBe(false);
+    browser.restart();
+
+    const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    const answer = (await browser.follow(silent.url.toString())).url;
+    expect(answer.searchParams.get('error')).toBe('login_required');
+    const again = await authorizationRequest(config);
+    expect((await browser.follow(again.url.toString())).url.pathname).toBe('/login');
+  });
+
+  it('keeps single sign-on across a browser restart when "remember me" was on', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(config);
+    const landing = (await browser.follow(first.url.toString())).url;
+    await browser.follow(await signInThroughPortal(browser, landing, { remember: true }));
+    expect(browser.isPersistent('nyckel_session')).toBe(true);
+    expect(browser.isPersistent('nyckel_op_session')).toBe(true);
+    browser.restart();
+
+    const silent = await authorizationRequest(config, { prompt: 'none' });
+    const callback = (await browser.follow(silent.url.toString())).url;
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    expect((await exchange(config, callback, silent)).claims()!.email).toBe('rp-user@example.com');
+  });
+
+  it('refuses to answer from the provider session once the Nyckel session has ended', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    await codeFrom(browser, await authorizationRequest(config));
+    // The portal session expires (or is signed out elsewhere) while the provider cookie lives on.
+    const id = /^s%3A([^.]+)\./.exec(browser.cookies.get('nyckel_session')!)![1]!;
+    await server.ctx.store.del(`session:${decodeURIComponent(id)}`);
+
+    const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    expect((await browser.follow(silent.url.toString())).url.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('issues codes for the account signed in at /login last, not the one the provider session remembers', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    await codeFrom(browser, await authorizationRequest(config));
+    // Bob signs in on the same browser at /login, with no relying party involved.
+    await signInThroughPortal(browser, new URL('/login', server.base), { email: 'rp-other@example.com' });
+
+    // prompt=none cannot switch the provider session over; a plain request does, without a page.
+    const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    expect((await browser.follow(silent.url.toString())).url.searchParams.get('error')).toBe('login_required');
+    const next = await authorizationRequest(config);
+    const callback = await followSwitching(browser, next.url.toString());
+    expect(callback.origin + callback.pathname).toBe(redirectUri);
+    expect((await exchange(config, callback, next)).claims()!.email).toBe('rp-other@example.com');
+  });
+
+  it('answers login_required, never a code for another account, when id_token_hint names someone else', async () => {
+    const config = await discover('rp-one');
+    const bobs = new BrowserLike(server.base);
+    const forBob = await authorizationRequest(config);
+    const bobLanding = (await bobs.follow(forBob.url.toString())).url;
+    const bobCallback = (await bobs.follow(await signInThroughPortal(bobs, bobLanding, { email: 'rp-other@example.com' }))).url;
+    const bobTokens = await exchange(config, bobCallback, forBob);
+
+    const ritas = new BrowserLike(server.base);
+    await codeFrom(ritas, await authorizationRequest(config));
+    // Rita's sign-in must predate the request for it not to count as an answer to it.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const hinted = await authorizationRequest(config, { id_token_hint: bobTokens.id_token! });
+    const landing = (await ritas.follow(hinted.url.toString())).url;
+    expect(landing.pathname).toBe('/login');
+    // Rita signs in again, as herself: the relying party hears that the person it named is not signed in.
+    const answer = (await ritas.follow(await signInThroughPortal(ritas, landing))).url;
+    expect(answer.origin + answer.pathname).toBe(redirectUri);
+    expect(answer.searchParams.get('code')).toBeNull();
+    expect(answer.searchParams.get('error')).toBe('login_required');
+
+    // With a fresh sign-in as Bob, the hint is honoured.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await authorizationRequest(config, { id_token_hint: bobTokens.id_token! });
+    const relanding = (await ritas.follow(again.url.toString())).url;
+    const callback = await followSwitching(ritas, await signInThroughPortal(ritas, relanding, { email: 'rp-other@example.com' }));
+    expect((await exchange(config, callback, again)).claims()!.email).toBe('rp-other@example.com');
   });
 
   it('refuses unregistered and subtly altered redirect URIs without redirecting', async () => {
