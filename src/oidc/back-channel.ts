@@ -51,6 +51,13 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
   };
 
   return (req, res) => {
+    // An absolute-form request target (`POST http://host/oauth2/token HTTP/1.1`, RFC 9112 3.2.2)
+    // is routed by its path like any other, so it meets the same budgets.
+    if (req.url !== undefined && !req.url.startsWith('/')) {
+      const target = URL.parse(req.url);
+      if (!target) return refuse(res, { status: 400, body: { error: 'invalid_request', error_description: 'malformed request target' } });
+      req.url = target.pathname + target.search;
+    }
     const route = backChannelRoute(req.method, req.url);
     if (route === undefined) return rest(req, res);
     measureRequest('POST', route, res);

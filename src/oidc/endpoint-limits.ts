@@ -1,9 +1,10 @@
+import { createHmac } from 'node:crypto';
 import type { Context } from '../context.ts';
 import { BatchedWindowLimiter, type LimitAnswer } from '../http/batched-limit.ts';
 
 /** A request refused before it reaches oidc-provider: status, headers and the RFC 6749 body. */
 export interface Refusal {
-  status: 429 | 500 | 503;
+  status: 400 | 429 | 500 | 503;
   retryAfterSeconds?: number;
   body: { error: string; error_description: string };
 }
@@ -21,6 +22,11 @@ export const storeDownRefusal: Refusal = {
  * client is read from HTTP Basic credentials only: the form body belongs to oidc-provider and is
  * not parsed here, so public clients (no Basic header) are held to the IP budget.
  *
+ * The client's budget is counted before oidc-provider authenticates the client, so it is kept per
+ * client_id *and* presented secret (an HMAC of it, never the secret itself, names the counter):
+ * only someone holding the secret spends the relying party's budget. Anyone else sending its
+ * client_id with a wrong secret spends a budget of their own guess, and their address's.
+ *
  * These budgets stop an RP or an address from flooding the endpoints; the requests carry codes
  * and tokens nobody can guess, so they need not be exact to the request across instances and are
  * counted without a store round trip (src/http/batched-limit.ts).
@@ -34,9 +40,12 @@ export function createOAuthEndpointLimits(ctx: Pick<Context, 'store' | 'config'>
   const prefix = 'oauth-limit:';
   const byClient = new BatchedWindowLimiter(ctx.store, { points: perClient, duration: 60, prefix: `${prefix}client:` });
   const byIp = new BatchedWindowLimiter(ctx.store, { points: perClient * 2, duration: 60, prefix: `${prefix}ip:` });
+  // The counter's name must be the same on every instance, so the key comes from configuration.
+  const namingKey = createHmac('sha256', ctx.config.cookieSecrets[0]!).update('nyckel oauth client budget').digest();
   return (ip: string, authorization: string | undefined): Refusal | undefined | Promise<Refusal | undefined> => {
-    const clientId = basicClientId(authorization);
-    const answers = [byIp.hit(ip), clientId === undefined ? undefined : byClient.hit(clientId)];
+    const credentials = basicCredentials(authorization);
+    const clientKey = credentials && `${credentials.clientId}:${createHmac('sha256', namingKey).update(credentials.secret).digest('base64url').slice(0, 22)}`;
+    const answers = [byIp.hit(ip), clientKey === undefined ? undefined : byClient.hit(clientKey)];
     if (!answers.some((answer) => answer instanceof Promise)) return refusalOf(answers as (LimitAnswer | undefined)[]);
     return Promise.all(answers).then(refusalOf);
   };
@@ -48,13 +57,14 @@ function refusalOf(answers: (LimitAnswer | undefined)[]): Refusal | undefined {
   return { status: 429, retryAfterSeconds: refused.retryAfterSeconds, body: { error: 'slow_down', error_description: 'too many requests, try again later' } };
 }
 
-function basicClientId(header: string | undefined): string | undefined {
+/** The client_id and secret of an HTTP Basic header (RFC 6749 2.3.1: both form-urlencoded). */
+function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {
   if (!header?.startsWith('Basic ')) return undefined;
   const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
   const index = decoded.indexOf(':');
   if (index <= 0) return undefined;
   try {
-    return decodeURIComponent(decoded.slice(0, index)).slice(0, 128);
+    return { clientId: decodeURIComponent(decoded.slice(0, index)).slice(0, 128), secret: decoded.slice(index + 1) };
   } catch {
     return undefined;
   }

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
@@ -505,6 +506,61 @@ describe('the back-channel endpoints', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
     expect(answers[0]!.body).toEqual({ active: false });
     expect(answers[3]!.body).toMatchObject({ error: 'slow_down' });
+  });
+
+  it("keep a client's budget for those holding its secret: a wrong secret spends only its sender's", async () => {
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited-target', redirect_uris: [redirectUri], client_secret: 'rp-limited-target-secret-012' });
+    const introspect = async (secret: string, address: string) => {
+      const res = await fetch(`${limited.issuer}/introspect`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`rp-limited-target:${secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-forwarded-for': address,
+        },
+        body: new URLSearchParams({ token: 'not-a-token' }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const attacker: number[] = [];
+    for (let i = 0; i < 4; i += 1) attacker.push(await introspect('guessed-secret', '203.0.113.30'));
+    expect(attacker).toEqual([401, 401, 401, 429]);
+    const owner: number[] = [];
+    for (let i = 0; i < 3; i += 1) owner.push(await introspect('rp-limited-target-secret-012', '203.0.113.31'));
+    expect(owner).toEqual([200, 200, 200]);
+  });
+
+  it('hold a request in absolute form (POST http://host/oauth2/introspect) to the same budget', async () => {
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited-absolute', redirect_uris: [redirectUri], client_secret: 'rp-limited-absolute-secret-0' });
+    const target = new URL(`${limited.issuer}/introspect`);
+    const send = () =>
+      new Promise<number>((resolve, reject) => {
+        const body = 'token=not-a-token';
+        const req = http.request(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: 'POST',
+            path: target.toString(),
+            headers: {
+              authorization: `Basic ${Buffer.from('rp-limited-absolute:rp-limited-absolute-secret-0').toString('base64')}`,
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+              'x-forwarded-for': '203.0.113.40',
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) statuses.push(await send());
+    expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
   it('hold clients without Basic credentials to the budget of their address, as the proxy names it', async () => {
