@@ -103,7 +103,9 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
-      introspection: { enabled: true },
+      // A client learns about its own tokens only: the relying parties are tenants' separate
+      // applications, none of them a resource server for another's tokens.
+      introspection: { enabled: true, allowedPolicy: (_koa, client, token) => token.clientId === client.clientId },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       userinfo: { enabled: true },
       resourceIndicators: { enabled: false },

@@ -144,6 +144,16 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(await client.tokenIntrospection(config, refreshed.access_token)).toMatchObject({ active: false });
   });
 
+  it("tells a client nothing about another client's tokens at introspection", async () => {
+    const one = await discover('rp-one');
+    const authorization = await authorizationRequest(one);
+    const tokens = await exchange(one, await codeFrom(new BrowserLike(server.base), authorization), authorization);
+    const two = await discover('rp-two');
+    expect(await client.tokenIntrospection(two, tokens.access_token)).toEqual({ active: false });
+    expect(await client.tokenIntrospection(two, tokens.refresh_token!)).toEqual({ active: false });
+    expect(await client.tokenIntrospection(one, tokens.access_token)).toMatchObject({ active: true, client_id: 'rp-one' });
+  });
+
   it('revokes the whole grant when a rotated refresh token is replayed', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
