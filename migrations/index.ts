@@ -2,10 +2,12 @@ import type { Knex } from 'knex';
 import * as initial from './001_initial.ts';
 import * as operatorConsole from './002_operator_console.ts';
 import * as passkeys from './004_passkeys.ts';
+import * as signingKeyActivation from './005_signing_key_activation.ts';
 
 /** Every migration, in order. A static list: no file-system discovery, so PGlite and bundling work alike. */
 export const migrations: Record<string, Knex.Migration> = {
   '001_initial': initial,
   '002_operator_console': operatorConsole,
   '004_passkeys': passkeys,
+  '005_signing_key_activation': signingKeyActivation,
 };

@@ -15,6 +15,7 @@ import { createResetRouter } from './login/reset.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
 import { createPortalRouter } from './http/portal.ts';
 import { createHttpHandler, oauthMount } from './oidc/back-channel.ts';
+import { createJwksRouter } from './oidc/jwks.routes.ts';
 import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
 import { createAccountRouter } from './profile/account.routes.ts';
@@ -82,6 +83,7 @@ export async function createApp(ctx: Context): Promise<App> {
 
   // The portal's CSP (form-action 'self') must not reach /oauth2: logout confirmation and
   // form_post responses submit forms to relying parties. oidc-provider sets its own headers there.
+  app.use(createJwksRouter(ctx));
   app.use(createPortalRouter(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } })));
 
   app.use(oauthMount, oauth as express.RequestHandler);

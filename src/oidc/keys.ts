@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Context } from '../context.ts';
 
@@ -12,6 +12,29 @@ export interface PrivateJwk extends JsonWebKey {
 
 /** A retired key stays in the JWKS this long so tokens it signed still verify. */
 export const retiredKeyGraceSeconds = 2 * 24 * 3600;
+
+/**
+ * A rotated key is published this long before it signs. Every instance's JWKS re-reads the keys
+ * (jwksRefreshSeconds), so by the time any instance signs with the new key, all of them list it,
+ * whichever instance a relying party fetches the JWKS from during a rolling restart.
+ */
+export const keyPublishSeconds = 10 * 60;
+
+/** How often an instance re-reads the keys it publishes. */
+export const jwksRefreshSeconds = 60;
+
+/** A public JWK as the JWKS lists it. */
+export interface PublicJwk extends JsonWebKey {
+  kid: string;
+  alg: SigningAlg;
+  use: 'sig';
+}
+
+interface KeyRow {
+  private_jwk: string;
+  activates_at: Date | null;
+  retired_at: Date | null;
+}
 
 function generate(alg: SigningAlg): PrivateJwk {
   const { privateKey } =
@@ -44,28 +67,63 @@ export async function loadSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'n
       if (!active.some((row: { alg: string }) => row.alg === alg)) await insertKey({ db: trx, secretBox: ctx.secretBox }, alg);
     }
   });
-  const cutoff = new Date(ctx.now().getTime() - retiredKeyGraceSeconds * 1000);
-  const rows: { private_jwk: string; retired_at: Date | null }[] = await ctx
-    .db('signing_keys')
-    .where((q) => q.whereNull('retired_at').orWhere('retired_at', '>', cutoff))
-    .orderByRaw('retired_at is not null, created_at desc');
-  return rows.map((row) => JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk);
+  return (await listedKeys(ctx)).map((row) => JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk);
 }
 
 /**
- * Rotation: a new key per algorithm becomes the signer; the old ones are retired but listed in
- * the JWKS for the grace period. Running instances pick the new keys up on restart.
+ * The keys this instance publishes now, public parts only, in the order loadSigningKeys gives.
+ * Read afresh (src/oidc/jwks.routes.ts caches it for jwksRefreshSeconds): a key rotated in after
+ * this instance started is listed before any instance signs with it.
  */
-export async function rotateSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<string[]> {
+export async function publishedKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<PublicJwk[]> {
+  return (await listedKeys(ctx)).map((row) => {
+    const { kid, alg, use, ...jwk } = JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk;
+    return { ...createPublicKey({ key: jwk, format: 'jwk' }).export({ format: 'jwk' }), kid, alg, use };
+  });
+}
+
+/**
+ * The keys of the JWKS: first those signing now, newest first (oidc-provider signs with the first
+ * key of an algorithm), then keys published ahead of their activation, then retired keys inside
+ * their grace period (they only verify).
+ */
+async function listedKeys(ctx: Pick<Context, 'db' | 'now'>): Promise<KeyRow[]> {
+  const now = ctx.now();
+  const cutoff = new Date(now.getTime() - retiredKeyGraceSeconds * 1000);
+  const rows: (KeyRow & { created_at: Date })[] = await ctx
+    .db('signing_keys')
+    .where((q) => q.whereNull('retired_at').orWhere('retired_at', '>', cutoff))
+    .select('private_jwk', 'activates_at', 'retired_at', 'created_at');
+  const time = (value: Date | null) => (value === null ? null : new Date(value).getTime());
+  const rank = (row: KeyRow) => {
+    const activates = time(row.activates_at);
+    if (activates !== null && activates > now.getTime()) return 1;
+    const retired = time(row.retired_at);
+    return retired !== null && retired <= now.getTime() ? 2 : 0;
+  };
+  const since = (row: KeyRow & { created_at: Date }) => time(row.activates_at) ?? time(row.created_at)!;
+  return rows.sort((a, b) => rank(a) - rank(b) || since(b) - since(a));
+}
+
+/**
+ * Rotation: a new key per algorithm, published at once and signing `publishSeconds` later; the
+ * keys it replaces sign until then and verify for the grace period after. Instances pick the
+ * signer at start: restart them after the activation time (docs/operations.md).
+ */
+export async function rotateSigningKeys(
+  ctx: Pick<Context, 'db' | 'secretBox' | 'now'>,
+  { publishSeconds = keyPublishSeconds }: { publishSeconds?: number } = {},
+): Promise<{ kids: string[]; activatesAt: Date }> {
+  const activatesAt = new Date(ctx.now().getTime() + publishSeconds * 1000);
   return ctx.db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [signingKeysLock]);
-    await trx('signing_keys').whereNull('retired_at').update({ retired_at: ctx.now() });
+    await trx('signing_keys').whereNull('retired_at').update({ retired_at: activatesAt });
     const kids: string[] = [];
     for (const alg of ['ES256', 'RS256'] as const) {
       const jwk = generate(alg);
-      await trx('signing_keys').insert({ kid: jwk.kid, alg, private_jwk: ctx.secretBox.seal(JSON.stringify(jwk)) });
+      await trx('signing_keys').insert({ kid: jwk.kid, alg, private_jwk: ctx.secretBox.seal(JSON.stringify(jwk)), activates_at: activatesAt });
       kids.push(jwk.kid);
     }
-    return kids;
+    return { kids, activatesAt };
   });
 }

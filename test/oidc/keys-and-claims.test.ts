@@ -345,7 +345,7 @@ describe('key rotation', () => {
     const oldEs = before.find((key) => key.alg === 'ES256')!.kid;
     expect(decodeProtectedHeader(es256IdToken).kid).toBe(oldEs);
 
-    rotated = await rotateSigningKeys(nyckel.ctx);
+    ({ kids: rotated } = await rotateSigningKeys(nyckel.ctx, { publishSeconds: 0 }));
     await nyckel.restart();
 
     const keys = await publishedKeys();
