@@ -205,6 +205,23 @@ describe('credential deletion', () => {
     expect(await t.ctx.db('credentials').where({ id: others })).toHaveLength(1);
   });
 
+  it("keeps an operator's last second factor (409 credential/second-factor-required), deletes one of two", async () => {
+    const colleague = await createPersona(t.ctx, { role: 'support', totp: true });
+    const [totp] = await t.ctx.db('credentials').where({ account_id: colleague.id, type: 'totp' }).pluck('id');
+    const refused = await admin.delete(`/api/accounts/${colleague.id}/credentials/${totp}`);
+    expect([refused.status, errorType(refused)]).toEqual([409, 'credential/second-factor-required']);
+    expect(await t.ctx.db('credentials').where({ id: totp })).toHaveLength(1);
+
+    const passkey = await credential(colleague.id, 'webauthn');
+    expect((await admin.delete(`/api/accounts/${colleague.id}/credentials/${totp}`)).status).toBe(204);
+    const last = await admin.delete(`/api/accounts/${colleague.id}/credentials/${passkey}`);
+    expect([last.status, errorType(last)]).toEqual([409, 'credential/second-factor-required']);
+
+    // Without the role, the account is anyone's: its last second factor may go.
+    await t.ctx.db('operator_roles').where({ account_id: colleague.id }).delete();
+    expect((await admin.delete(`/api/accounts/${colleague.id}/credentials/${passkey}`)).status).toBe(204);
+  });
+
   it('support may not delete', async () => {
     const totp = await credential(user, 'totp');
     expect(errorType(await support.delete(`/api/accounts/${user}/credentials/${totp}`))).toBe('forbidden');

@@ -5,12 +5,18 @@ import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
+import { findOperatorRole } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
 
 export const accountActionErrors = {
   passwordRequired: () =>
     new AppError('credential/password-required', 409, 'The password of a user account cannot be deleted'),
+  secondFactorRequired: () =>
+    new AppError('credential/second-factor-required', 409, "An operator account keeps an authenticator app or a passkey: revoke the operator role before deleting its last one"),
 };
+
+/** Credential types that count as an operator's second factor (operators.repository.ts). */
+const secondFactorTypes = new Set(['totp', 'webauthn']);
 
 /**
  * "Reset Password" in the console: the same link and mail as the person's own "forgot password"
@@ -30,7 +36,13 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
 /**
  * Removes one credential of an account. It must belong to that account (else 404, so ids of other
  * accounts' credentials cannot be probed), and the password of a User account stays: spec section 4
- * "Credential deletion allowed except password credentials on user accounts".
+ * "Credential deletion allowed except password credentials on user accounts". An operator
+ * account keeps its last TOTP or passkey, as in the profile (credential-removal.ts): the console
+ * only opens to a second factor, and an operator without one would be one phished password and
+ * one enrolment away from it. To replace a lost authenticator, revoke the role first.
+ *
+ * The account row is locked with the credential (FOR UPDATE covers both tables of the join), as
+ * every credential removal and role grant does, so two removals cannot each leave the other last.
  */
 export async function deleteAccountCredential(ctx: Context, operator: Operator, accountId: string, credentialId: string): Promise<void> {
   await ctx.db.transaction(async (trx) => {
@@ -41,6 +53,10 @@ export async function deleteAccountCredential(ctx: Context, operator: Operator, 
       .first('c.id', 'c.type', 'c.provider', 'a.is_user')) as { id: string; type: string; provider: string | null; is_user: boolean } | undefined;
     if (!row) throw errors.notFound();
     if (row.type === 'password' && row.is_user) throw accountActionErrors.passwordRequired();
+    if (secondFactorTypes.has(row.type) && (await findOperatorRole(trx, accountId)) !== null) {
+      const others = await trx('credentials').where({ account_id: accountId }).whereIn('type', [...secondFactorTypes]).whereNot({ id: row.id }).first('id');
+      if (!others) throw accountActionErrors.secondFactorRequired();
+    }
     await trx('credentials').where({ id: row.id }).delete();
     await recordOperatorAction(
       trx,
