@@ -226,6 +226,31 @@ describe('two-factor authentication with an authenticator app', () => {
   );
 
   it(
+    'the setup page sends a sign-in older than five minutes through /login and back to the setup',
+    async () => {
+      const { page } = h;
+      const { email, tenant } = await personWithTenant('wilma');
+      await signInWithPassword(page, email);
+      await expectTenantSelection(page, tenant);
+
+      // Six minutes later (server clock) the same session opens the setup page.
+      h.server.ctx.advance(6 * 60_000);
+      await page.goto(SETUP_PATH);
+      await page.getByRole('alert').filter({ hasText: t.en('profile.reauth.body') }).waitFor();
+      expect(await page.getByText(t.en('profile.totp.setup_failed'), { exact: true }).count()).toBe(0);
+      await h.shot('totp-setup-reauth', page);
+
+      await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('email') === email && url.searchParams.get('return_to') === SETUP_PATH);
+      await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+      await page.waitForURL((url) => url.pathname === SETUP_PATH);
+      await page.getByRole('group', { name: t.en('profile.totp.secret_label'), exact: true }).locator('code').waitFor();
+      await codeField(page).waitFor();
+    },
+    JOURNEY_TIMEOUT_MS,
+  );
+
+  it(
     'a sign-in older than five minutes must sign in again before two-factor is turned off',
     async () => {
       const { page } = h;

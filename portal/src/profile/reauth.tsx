@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { reauthUrl } from './profile-errors.ts';
@@ -18,7 +18,8 @@ export function useReauthentication(email: string): { required: boolean; require
     const timer = window.setTimeout(() => navigate(reauthUrl(email, window.location.pathname)), REAUTH_REDIRECT_DELAY_MS);
     return () => window.clearTimeout(timer);
   }, [required, email, navigate]);
-  return { required, require: () => setRequired(true) };
+  const require = useCallback(() => setRequired(true), []);
+  return { required, require };
 }
 
 export function ReauthNotice({ email }: { email: string }) {

@@ -46,6 +46,13 @@ function TotpSetup({ user }: { user: UserInfo }) {
   const { t } = useTranslation();
   const setup = useLoad(loadSetup);
   const hadTotp = (user.available_credentials ?? []).some((credential) => credential.type === 'totp');
+  // A secret is only issued to a sign-in of the last 5 minutes: an older one goes through /login
+  // and comes back to this page.
+  const { require } = useReauthentication(user.email);
+  const needsReauth = setup.state.status === 'failed' && setup.state.failure.kind === 'reauth';
+  useEffect(() => {
+    if (needsReauth) require();
+  }, [needsReauth, require]);
 
   if (setup.state.status === 'loading') {
     return (
@@ -54,6 +61,7 @@ function TotpSetup({ user }: { user: UserInfo }) {
       </p>
     );
   }
+  if (needsReauth) return <ReauthNotice email={user.email} />;
   if (setup.state.status === 'failed') {
     return (
       <>

@@ -1,9 +1,15 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { LOGIN_PATH, profileFailure, type ProfileFailure } from './profile-errors.ts';
 
-/** A list or record the page loads (spec section 4): loading, failed, or ready with its data. */
-export type Load<T> = { status: 'loading' } | { status: 'failed' } | { status: 'ready'; data: T };
+/**
+ * A list or record the page loads (spec section 4): loading, failed (with what the failure
+ * means, e.g. `reauth` when the server asks for a recent sign-in first), or ready with its data.
+ */
+export type Load<T> =
+  | { status: 'loading' }
+  | { status: 'failed'; failure: Exclude<ProfileFailure, { kind: 'signed-out' }> }
+  | { status: 'ready'; data: T };
 
 export interface Loaded<T> {
   state: Load<T>;
@@ -28,8 +34,9 @@ export function useLoad<T>(load: () => Promise<T>): Loaded<T> {
       (data) => active && setState({ status: 'ready', data }),
       (error: unknown) => {
         if (!active) return;
-        if (profileFailure(error).kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
-        else setState({ status: 'failed' });
+        const failure = profileFailure(error);
+        if (failure.kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
+        else setState({ status: 'failed', failure });
       },
     );
     return () => {
