@@ -110,3 +110,43 @@ describe('Sign in with Google', () => {
     await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
   });
 });
+
+describe('Unlinking Google on the profile', () => {
+  it('sends a sign-in older than five minutes through /login and back to /profile before unlinking', async () => {
+    const password = 'Correct-Horse-42!';
+    const { email, accountId } = await personWithTenant({ password });
+    await server.ctx.db('credentials').insert({
+      account_id: accountId,
+      type: 'oidc',
+      provider: new URL(google.origin).host,
+      subject: `unlink-${counter}`,
+      data: JSON.stringify({ issuer: google.issuer, upstream: 'google' }),
+    });
+    await enterEmail(email);
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(password);
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/login/select-tenant');
+    await page.goto('/profile');
+    const googleSwitch = page.getByRole('switch', { name: t.en('upstream.switches.label', { provider: t.en('provider.google') }), exact: true });
+    await googleSwitch.waitFor();
+    expect(await googleSwitch.isChecked()).toBe(true);
+
+    // Six minutes later (server clock) the same session unlinks Google.
+    server.ctx.advance(6 * 60_000);
+    await googleSwitch.click();
+    await page.getByRole('button', { name: t.en('upstream.switches.confirm'), exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: t.en('profile.reauth.body') }).waitFor();
+    expect(await page.getByText(t.en('errors.failed_to_remove_auth_method'), { exact: true }).count()).toBe(0);
+    await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('email') === email && url.searchParams.get('return_to') === '/profile');
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(password);
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/profile');
+
+    // Signed in afresh, the unlink goes through.
+    await googleSwitch.click();
+    await page.getByRole('button', { name: t.en('upstream.switches.confirm'), exact: true }).click();
+    await page.getByText(t.en('upstream.switches.unlinked', { provider: t.en('provider.google') }), { exact: true }).waitFor();
+    await expect.poll(() => googleSwitch.isChecked()).toBe(false);
+    expect(await server.ctx.db('credentials').where({ account_id: accountId, type: 'oidc' }).count('* as n')).toEqual([{ n: 0 }]);
+  });
+});

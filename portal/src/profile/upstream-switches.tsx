@@ -10,13 +10,14 @@ import { ConfirmPanel } from './confirm-panel.tsx';
 import { useConfiguredProviders } from '../login/oauth-providers.ts';
 import { providerOf, type Provider } from '../login/providers.ts';
 import { LOGIN_PATH, profileFailure, reauthUrl } from './profile-errors.ts';
+import { ReauthNotice, useReauthentication } from './reauth.tsx';
 
 type Message = { kind: 'notice' | 'error'; text: string; reauth?: boolean } | null;
 
 interface UpstreamSwitchesProps {
   credentials: readonly AvailableCredential[];
-  /** For the sign-in-again link when linking needs a recent sign-in. */
-  email?: string;
+  /** For the sign-in-again round trip when a change needs a recent sign-in. */
+  email: string;
   /** After an unlink: reload the profile (without it, the page reloads). */
   onChanged?: () => void;
 }
@@ -25,7 +26,8 @@ interface UpstreamSwitchesProps {
  * The profile's Google and Microsoft switches, for the providers the server has configured. On:
  * the browser goes to /auth/link/oauth/{provider}?from=/profile and comes back with `linked` or
  * `error` in the query. Off: after a confirmation, DELETE of that provider's credentials (the
- * server refuses to remove the last way to sign in).
+ * server refuses to remove the last way to sign in; a sign-in older than 5 minutes goes through
+ * /login and back first).
  */
 export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwitchesProps) {
   const { t } = useTranslation();
@@ -34,6 +36,7 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
   const [confirming, setConfirming] = useState<Provider | null>(null);
   const [pending, setPending] = useState<Provider | null>(null);
   const [, navigate] = useLocation();
+  const reauth = useReauthentication(email);
 
   // The arrival's `linked` / `error` are shown once, then dropped from the address.
   useEffect(() => {
@@ -62,6 +65,7 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
     } catch (error) {
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'reauth') return reauth.require();
       const last = failure.kind === 'rejected' && failure.type === 'credential/last-sign-in-method';
       setMessage({ kind: 'error', text: t(last ? 'upstream.switches.last_method' : 'errors.failed_to_remove_auth_method') });
     } finally {
@@ -86,7 +90,7 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
                 role="switch"
                 checked={on}
                 aria-describedby="upstream-intro"
-                disabled={pending !== null}
+                disabled={pending !== null || reauth.required}
                 onChange={() => {
                   setMessage(null);
                   if (on) setConfirming(id);
@@ -113,12 +117,13 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
           onCancel={() => setConfirming(null)}
         />
       )}
+      {reauth.required && <ReauthNotice email={email} />}
       {message?.kind === 'notice' && <Notice message={message.text} />}
       {message?.kind === 'error' && !message.reauth && <ErrorAlert message={message.text} />}
       {message?.reauth && (
         <div className="alert alert-info" role="alert">
           <p className="reauth-text">{message.text}</p>
-          <a href={email ? reauthUrl(email) : LOGIN_PATH}>{t('profile.reauth.link')}</a>
+          <a href={reauthUrl(email)}>{t('profile.reauth.link')}</a>
         </div>
       )}
     </div>
