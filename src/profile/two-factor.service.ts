@@ -35,6 +35,11 @@ export async function enrolmentQrCode(ctx: Context, session: PortalSessionWithId
  * POST /auth/tfa/activate. Spaces are dropped (apps show "123 456"). Replacing the authenticator
  * also forgets every remembered device: they were remembered on the strength of the old one,
  * and Re-register is what a person does after losing a phone.
+ *
+ * No recent-sign-in check here: the recent sign-in is asked when the secret is issued (setup,
+ * QR code), and activation needs that secret, held in the store under this portal session for
+ * 10 minutes, and a code of it. A stale session cannot get a secret to activate; a person who
+ * took a while to scan keeps the secret already in their app.
  */
 export async function activateEnrolment(
   ctx: Context,
@@ -42,7 +47,6 @@ export async function activateEnrolment(
   rawCode: string | null | undefined,
   info: ClientInfo,
 ): Promise<{ id: string; type: 'totp' }> {
-  assertRecentSignIn(session, ctx.now());
   const code = (rawCode ?? '').replace(/\s+/g, '');
   if (code === '') throw profileErrors.totpRequired();
   const { id } = await activateTotp(ctx, owner(session), code, info);

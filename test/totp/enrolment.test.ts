@@ -143,18 +143,24 @@ describe('TOTP enrolment from the profile', () => {
     expect((await passwordStep(browser, account.email)).body.state).toBe('MfaRequired');
   });
 
-  it('needs a sign-in within 5 minutes: after 6 minutes setup, QR code and activation are 403 reauthentication_required', async () => {
+  it('issues a secret only within 5 minutes of the sign-in: after 6 minutes setup and QR code are 403 reauthentication_required', async () => {
     const { browser } = await signedIn();
-    const { secret } = (await browser.get('/auth/tfa/setup')).body;
     t.ctx.advance(6 * 60_000);
-    for (const res of [
-      await browser.get('/auth/tfa/setup'),
-      await browser.get('/auth/qrcode'),
-      await activate(browser, { totp_code: await totpCodeAt(secret, now()) }),
-    ]) {
+    for (const res of [await browser.get('/auth/tfa/setup'), await browser.get('/auth/qrcode')]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: [{ type: 'reauthentication_required', msg: 'Please sign in again to change how you sign in' }] });
     }
+    expect(errorType(await activate(browser, { totp_code: '123456' }))).toBe('totp/no-pending');
+  });
+
+  it('activates a secret issued within the 5 minutes after they have passed: the scanned secret is kept, its code still required', async () => {
+    const { account, browser } = await signedIn();
+    const { secret } = (await browser.get('/auth/tfa/setup')).body;
+    t.ctx.advance(6 * 60_000);
+    expect(errorType(await activate(browser, { totp_code: await wrongCode(t.ctx, secret) }))).toBe('totp/invalid');
+    const res = await activate(browser, { totp_code: await totpCodeAt(secret, now()) });
+    expect([res.status, res.body]).toEqual([200, { id: expect.any(String), type: 'totp' }]);
+    expect((await totpRows(account.id)).map((r) => t.ctx.secretBox.open(r.secret))).toEqual([secret]);
   });
 
   it('needs a signed-in person (401 unauthorized) and our origin for activation', async () => {
