@@ -18,6 +18,8 @@ describe('summarizeActivity', () => {
     ['a sign-in keeps its method only', row('login.succeeded', { method: 'password', amr: ['pwd'], remembered_device: true }), 'you', { method: 'password' }],
     ['a failed attempt is nobody’s, without its email', row('login.failed', { method: 'password', reason: 'wrong', email: 'a@b.c' }, null), 'system', { method: 'password' }],
     ['a removed credential keeps type and provider', row('credential.removed', { credential_id: 'x', type: 'oidc', provider: 'accounts.google.com', via: 'profile' }), 'you', { type: 'oidc', provider: 'accounts.google.com' }],
+    ['a removed passkey keeps its type', row('passkey.removed', { credential_id: 'x', type: 'webauthn', provider: null, via: 'profile' }), 'you', { type: 'webauthn' }],
+    ['a linked upstream keeps the provider only', row('upstream.linked', { credential_id: 'x', provider: 'google', host: 'accounts.google.com', via: 'profile' }), 'you', { provider: 'google' }],
     ['a name change does not repeat the name', row('account.setting.changed', { key: 'name', value: 'Secret Name' }), 'you', { key: 'name' }],
     ['a language change keeps the language', row('account.setting.changed', { key: 'locale', value: 'sv' }), 'you', { key: 'locale', value: 'sv' }],
     ['an operator action is support’s, without the operator', row('operator.credential.deleted', { type: 'totp', operator_email: 'op@x' }, operator), 'support', { type: 'totp' }],

@@ -54,6 +54,9 @@ const pickers: Record<string, Picker> = {
   'login.succeeded': (d) => ({ method: text(d.method, 32) }),
   'login.failed': (d) => ({ method: text(d.method, 32) }),
   'credential.removed': credential,
+  'passkey.removed': credential,
+  // The provider by name (google, microsoft); not the upstream subject, host or email.
+  'upstream.linked': (d) => ({ provider: text(d.provider, 32) }),
   'operator.credential.deleted': credential,
   'account.setting.changed': (d) => ({ key: text(d.key, 32), value: d.key === 'locale' ? text(d.value, 8) : undefined }),
   'sessions.revoked_others': (d) => ({ count: count(d.sessions) }),

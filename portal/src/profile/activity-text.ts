@@ -18,6 +18,8 @@ const simple: Record<string, string> = {
   'password.setup_link.sent': 'password_setup_link_sent',
   'totp.activated': 'totp_activated',
   'totp.merged': 'totp_merged',
+  'passkey.registered': 'passkey_registered',
+  'passkey.removed': 'passkey_removed',
   'device.revoked': 'device_revoked',
   'session.revoked': 'session_revoked',
   'sessions.revoked_others': 'sessions_revoked_others',
@@ -44,6 +46,8 @@ export function activityText(event: ActivityEvent): ActivityText {
   switch (event.action) {
     case 'login.succeeded':
       return action('login_succeeded', { method: method(details.method) });
+    case 'upstream.linked':
+      return action('upstream_linked', { provider: method(details.provider) });
     case 'credential.removed':
       return action('credential_removed', { type: type(details.type) });
     case 'operator.credential.deleted':
