@@ -79,6 +79,25 @@ describe('console access', () => {
 });
 
 describe('accounts', () => {
+  it("says why an operator's last authenticator app stays, and keeps it", async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const email = `${unique('colleague')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: `Cecilia ${unique('Colleague')}` });
+    await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'support' });
+    await h.server.ctx.db('credentials').insert({ account_id: accountId, type: 'totp', secret: h.server.ctx.secretBox.seal('JBSWY3DPEHPK3PXP') });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    await row.getByRole('button', { name: t.en('admin.credential.delete_named', { credential: t.en('admin.credential.totp') }) }).click();
+    const confirm = page.getByRole('dialog', { name: t.en('admin.credential.delete_title') });
+    await confirm.getByRole('button', { name: t.en('admin.credential.delete'), exact: true }).click();
+    await page.getByText(t.en('admin.credential.operator_second_factor'), { exact: true }).waitFor();
+    expect(await h.server.ctx.db('credentials').where({ account_id: accountId, type: 'totp' }).count('* as n').first()).toMatchObject({ n: 1 });
+  });
+
   it('searches, sends a reset email, finds the link in the reset-links modal and copies it', async () => {
     const { page, context } = h;
     await signInAsOperator(page);

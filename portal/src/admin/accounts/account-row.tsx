@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { deleteAccountCredential, sendAccountPasswordReset, type AdminAccount } from '../../api/admin.ts';
+import { isApiError } from '../../api/client.ts';
 import type { AvailableCredential } from '../../api/types.ts';
 import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
@@ -68,7 +69,9 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           onChange({ ...account, available_credentials: account.available_credentials.filter((item) => item.id !== credential.id) });
           toast('success', t('success.credential_deleted'));
         } catch (error) {
-          if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_delete_credential'), error, t('admin.role_refused')));
+          if (handleAdminError(error, 'action')) return;
+          if (isApiError(error) && error.type === 'credential/second-factor-required') toast('error', t('admin.credential.operator_second_factor'));
+          else toast('error', failureText(t('errors.failed_to_delete_credential'), error, t('admin.role_refused')));
         }
       },
     });
