@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { registrationResponseSchema } from '../credentials/webauthn/webauthn.schemas.ts';
 import { parse } from '../http/validate.ts';
+import { requireJsonBody } from './json-body.ts';
 import { finishPasskeyRegistration, listAccountPasskeys, removePasskey, startPasskeyRegistration } from './passkeys.service.ts';
 import { requireSignedIn } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
@@ -32,7 +33,7 @@ export function createPasskeysRouter(ctx: Context): Router {
     res.json(await startPasskeyRegistration(ctx, await requireSignedIn(ctx, req)));
   });
 
-  router.post('/auth/passkeys/verify', async (req, res) => {
+  router.post('/auth/passkeys/verify', requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const { response, name } = parse(verifyBody, req.body ?? {});
     res.status(201).json(await finishPasskeyRegistration(ctx, session, { response, name: name ?? undefined }, info(req)));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { parse } from '../http/validate.ts';
+import { requireJsonBody } from './json-body.ts';
 import { requireSignedIn } from './signed-in.ts';
 import { activateEnrolment, enrolmentQrCode, listDevices, revokeDevice, startEnrolment, type ClientInfo } from './two-factor.service.ts';
 
@@ -26,7 +27,7 @@ export function createTwoFactorRouter(ctx: Context): Router {
     res.set('Cache-Control', 'no-store').type('image/png').send(png);
   });
 
-  router.post('/auth/tfa/activate', async (req, res) => {
+  router.post('/auth/tfa/activate', requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const { totp_code } = parse(activateBody, req.body ?? {});
     res.json(await activateEnrolment(ctx, session, totp_code, info(req)));

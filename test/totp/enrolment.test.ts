@@ -89,6 +89,9 @@ describe('TOTP enrolment from the profile', () => {
     }
     const typed = await activate(browser, { totp_code: 123456 });
     expect([typed.status, errorType(typed)]).toEqual([422, 'validation_error']);
+    // Only JSON: a cross-site form could not carry a code anyway, and is refused before it is read.
+    const form = await browser.post('/auth/tfa/activate').type('form').send({ totp_code: '123456' });
+    expect([form.status, errorType(form)]).toEqual([415, 'unsupported_media_type']);
   });
 
   it('accepts the code with the space authenticator apps show', async () => {
