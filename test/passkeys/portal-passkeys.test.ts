@@ -21,6 +21,7 @@ describe('the portal’s passkey helpers', () => {
     ['a failed verification', api(401, 'passkey/invalid'), 'invalid'],
     ['a failed registration', api(400, 'passkey/registration-invalid'), 'invalid'],
     ['an expired challenge', api(410, 'passkey/challenge-expired'), 'expired'],
+    ['as many passkeys as an account may have', api(409, 'passkey/limit-reached'), 'limit'],
     ['no answer', api(0, 'network_error'), 'network'],
     ['the service down', api(503, 'service_unavailable'), 'network'],
     ['the login session gone (the flow shows it)', api(401, 'login_session_missing'), null],

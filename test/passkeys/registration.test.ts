@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxPasskeysPerAccount } from '../../src/credentials/webauthn/registration.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType } from '../login/journey.ts';
 import { createTotpAccount, signIn } from '../totp/helpers.ts';
@@ -135,5 +136,35 @@ describe('POST /auth/passkeys/options and /verify: adding a passkey from the pro
       const res = await browser.post('/auth/passkeys/verify').send(body);
       expect([res.status, errorType(res)]).toEqual([422, 'validation_error']);
     }
+    // Only JSON: a form can never carry an answer here.
+    const form = await browser.post('/auth/passkeys/verify').type('form').send({ response: 'x' });
+    expect([form.status, errorType(form)]).toEqual([415, 'unsupported_media_type']);
+  });
+
+  it(`keeps an account to ${maxPasskeysPerAccount} passkeys (409 passkey/limit-reached), at the options and again at verify`, async () => {
+    const { account, browser } = await signedIn();
+    const plant = (count: number, from: number) =>
+      t.ctx.db('credentials').insert(
+        Array.from({ length: count }, (_, i) => ({
+          account_id: account.id,
+          type: 'webauthn',
+          subject: `planted-${account.id}-${from + i}`,
+          public_key: Buffer.from([1, 2, 3]),
+          counter: 0,
+          data: { name: `Key ${from + i}`, transports: [] },
+        })),
+      );
+    await plant(maxPasskeysPerAccount - 1, 0);
+    const authenticator = authenticatorFor(t);
+    const options = await browser.post('/auth/passkeys/options').send({});
+    expect(options.status).toBe(200);
+    // Another tab registers the last one meanwhile.
+    await plant(1, maxPasskeysPerAccount);
+    const { response } = authenticator.register(options.body);
+    const late = await browser.post('/auth/passkeys/verify').send({ response });
+    expect([late.status, errorType(late)]).toEqual([409, 'passkey/limit-reached']);
+    const refused = await browser.post('/auth/passkeys/options').send({});
+    expect([refused.status, errorType(refused)]).toEqual([409, 'passkey/limit-reached']);
+    expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'webauthn' })).toHaveLength(maxPasskeysPerAccount);
   });
 });

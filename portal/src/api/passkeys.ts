@@ -70,10 +70,10 @@ export async function removePasskey(id: string): Promise<void> {
  * What a failed passkey ceremony means for the person. From the browser: the prompt was closed or
  * timed out (`cancelled`: browsers do not tell the two apart), the authenticator already holds a
  * passkey for this account (`already_registered`), or passkeys are not allowed here. From the
- * server: the passkey is not one of this account's, it did not verify, the request expired, or
- * no answer came. Null: an error of the sign-in or profile flow itself (session gone, locked...).
+ * server: the passkey is not one of this account's, it did not verify, the request expired, the
+ * account has as many passkeys as it may (`limit`), or no answer came. Null: an error of the sign-in or profile flow itself (session gone, locked...).
  */
-export type PasskeyProblem = 'cancelled' | 'not_allowed' | 'already_registered' | 'unknown' | 'invalid' | 'expired' | 'network';
+export type PasskeyProblem = 'cancelled' | 'not_allowed' | 'already_registered' | 'unknown' | 'invalid' | 'expired' | 'limit' | 'network';
 
 export const PASSKEY_PROBLEM_KEYS: Record<PasskeyProblem, string> = {
   cancelled: 'passkey.errors.cancelled',
@@ -82,6 +82,7 @@ export const PASSKEY_PROBLEM_KEYS: Record<PasskeyProblem, string> = {
   unknown: 'passkey.errors.unknown',
   invalid: 'passkey.errors.invalid',
   expired: 'passkey.errors.expired',
+  limit: 'passkey.errors.limit',
   network: 'errors.network_error',
 };
 
@@ -92,6 +93,7 @@ const SERVER_PROBLEMS: Record<string, PasskeyProblem> = {
   'passkey/registration-invalid': 'invalid',
   'passkey/challenge-expired': 'expired',
   'passkey/already-registered': 'already_registered',
+  'passkey/limit-reached': 'limit',
 };
 
 interface ApiErrorLike {

@@ -13,4 +13,6 @@ export const passkeyErrors = {
   /** A registration answer failed its checks. */
   registrationInvalid: () => new AppError('passkey/registration-invalid', 400, 'The new passkey could not be verified'),
   alreadyRegistered: () => new AppError('passkey/already-registered', 409, 'This passkey is already registered'),
+  /** The account has maxPasskeysPerAccount passkeys. */
+  limitReached: () => new AppError('passkey/limit-reached', 409, 'This account has the most passkeys it can have; remove one to add another'),
 };

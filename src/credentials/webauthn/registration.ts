@@ -23,6 +23,13 @@ export interface PasskeyOwner {
   name: string;
 }
 
+/**
+ * Passkeys one account may have. Every sign-in and registration lists them (allowCredentials,
+ * excludeCredentials) and the profile shows each, so the list is bounded; twenty covers every
+ * phone, laptop and security key a person keeps.
+ */
+export const maxPasskeysPerAccount = 20;
+
 /** The WebAuthn user handle: the account id's 16 bytes, never the email (authenticators may show or sync it). */
 function userHandle(accountId: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(Buffer.from(accountId.replace(/-/g, ''), 'hex'));
@@ -37,6 +44,7 @@ function userHandle(accountId: string): Uint8Array<ArrayBuffer> {
 export async function registrationOptions(ctx: RegistrationContext, owner: PasskeyOwner): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const rp = relyingParty(ctx.config);
   const existing = await listPasskeys(ctx.db, owner.account_id);
+  if (existing.length >= maxPasskeysPerAccount) throw passkeyErrors.limitReached();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -93,6 +101,8 @@ export async function registerPasskey(
   const now = ctx.now();
   return ctx.db.transaction(async (trx) => {
     await lockAccountRow(trx, owner.account_id);
+    // Counted again under the account's lock: two registrations in flight cannot both pass the limit.
+    if ((await listPasskeys(trx, owner.account_id)).length >= maxPasskeysPerAccount) throw passkeyErrors.limitReached();
     const id = await insertPasskey(trx, {
       accountId: owner.account_id,
       credentialId: credential.id,
