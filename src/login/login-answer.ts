@@ -58,7 +58,7 @@ export function buildAnswer(session: LoginSession, { account, credentials }: Acc
     is_user: neutral ? false : account.is_user,
     is_stakeholder: neutral ? false : account.is_stakeholder,
     available_credentials: neutral ? [] : summarizeCredentials(credentials),
-    allow_totp_remember: session.state === 'MfaRequired',
+    allow_totp_remember: session.state === 'MfaRequired' && session.remember_device_allowed !== false,
     ...(redirectTo ? { redirect_to: redirectTo } : {}),
     ...(!neutral && session.state === 'CredentialsRequired' && credentials.some((c) => c.type === 'webauthn') ? { passkey: true as const } : {}),
   };

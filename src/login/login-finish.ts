@@ -1,3 +1,4 @@
+import { findOperatorRole } from '../admin/operators.repository.ts';
 import type { Context } from '../context.ts';
 import { countCredentials } from '../credentials/credentials.repository.ts';
 import { createPortalSession, destroyPortalSession } from '../session/portal-session.ts';
@@ -31,6 +32,11 @@ export interface LoginOutcome {
  * Decides the next step after a change to the session and either stores it or finishes. The
  * browser's remembered device is looked up only when it can matter (one TOTP credential, no
  * second factor yet); when it lets the person skip MfaRequired its last use is recorded.
+ *
+ * Operator accounts are never remembered: the console opens only to a sign-in that proved the
+ * second factor, so a remembered browser would sign an operator in to a console that refuses
+ * them, and a sign-in again would be remembered again. A device remembered before the role was
+ * granted is ignored; MfaRequired says whether the browser may be remembered.
  */
 export async function advance(ctx: Context, session: LoginSession, facts: AccountFacts, info: RequestInfo): Promise<LoginOutcome> {
   const mayRemember =
@@ -39,16 +45,24 @@ export async function advance(ctx: Context, session: LoginSession, facts: Accoun
     !isMultiFactor(session.first_factor) &&
     !session.second_factor &&
     countCredentials(facts.credentials).totp === 1;
-  const device = mayRemember ? await findRememberedDevice(ctx, info.deviceId, facts.account!.id) : null;
+  let operator: boolean | undefined;
+  const isOperator = async () => (operator ??= await isOperatorAccount(ctx, facts));
+  const found = mayRemember ? await findRememberedDevice(ctx, info.deviceId, facts.account!.id) : null;
+  const device = found && !(await isOperator()) ? found : null;
   const state = decideNextStep(stepFacts(session, facts, device !== null));
   const skippedMfa = device !== null && state !== 'MfaRequired';
   if (skippedMfa) await touchRememberedDevice(ctx, device.publicId, device.device);
   if (state !== 'Done') {
-    const next = { ...session, state };
+    const next: LoginSession = { ...session, state };
+    if (state === 'MfaRequired' && session.state !== 'MfaRequired') next.remember_device_allowed = !(await isOperator());
     await saveLoginSession(ctx, next);
     return { answer: buildAnswer(next, facts) };
   }
   return finish(ctx, session, facts, info, skippedMfa);
+}
+
+async function isOperatorAccount(ctx: Context, facts: AccountFacts): Promise<boolean> {
+  return facts.account !== null && (await findOperatorRole(ctx.db, facts.account.id)) !== null;
 }
 
 /**

@@ -27,6 +27,11 @@ export interface LoginSession {
   create_credential_answered: boolean;
   /** "Remember me" on the password form: the portal session cookie outlives the browser session. */
   remember: boolean;
+  /**
+   * Set on entering MfaRequired: whether this browser may be remembered for the account (never
+   * for an operator, whose console needs the second factor at every sign-in). Absent: allowed.
+   */
+  remember_device_allowed?: boolean;
   /** The query string of /auth/login/start (client_id, type, lang, interaction, mode, ...). */
   query: Record<string, string>;
   lang: Language;

@@ -86,7 +86,7 @@ async function proveSecondFactor(
 /**
  * verify-mfa (MfaRequired): the authenticator code, then the next step (normally Done). With
  * `remember`, this browser is remembered for the account (MfaRequired is the one state that
- * allows it: `allow_totp_remember`).
+ * allows it: `allow_totp_remember`, false for operator accounts, whose `remember` is ignored).
  */
 export async function verifyTotp(
   ctx: Context,
@@ -96,7 +96,7 @@ export async function verifyTotp(
 ): Promise<LoginOutcome> {
   const { session, facts } = await proveSecondFactor(ctx, ref, 'MfaRequired', input.code, info);
   const outcome = await advance(ctx, session, facts, info);
-  if (!input.remember) return outcome;
+  if (!input.remember || session.remember_device_allowed === false) return outcome;
   const deviceId = await rememberDevice(ctx, facts.account!.id, info.userAgent, info.deviceId);
   return { ...outcome, rememberedDeviceId: deviceId };
 }

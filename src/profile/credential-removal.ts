@@ -9,7 +9,7 @@ import { revokeAllRememberedDevices } from '../login/remembered-device.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { profileErrors } from './profile-errors.ts';
 import { deleteCredential, isOperator } from './profile.repository.ts';
-import { assertRecentSignIn } from './signed-in.ts';
+import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,7 +37,8 @@ const secondFactorTypes = new Set(['totp', 'webauthn']);
  * 4. Every removal changes how the person signs in, so it needs a sign-in within the last 5
  *    minutes → 403 `reauthentication_required`: a stolen or forgotten-open session alone cannot
  *    strip an account's MFA or its upstream and password sign-ins.
- * 5. An operator account keeps a TOTP or a passkey → 409 `credential/second-factor-required`.
+ * 5. An operator account keeps a TOTP or a passkey → 409 `credential/second-factor-required`,
+ *    and removes one only from a session that proved one (assertSecondFactorSession).
  *
  * On success (204) the removal is audited (`passkey.removed` for a passkey, else
  * `credential.removed`); when the account's last TOTP goes, its remembered
@@ -67,8 +68,10 @@ export async function removeCredential(
       throw profileErrors.lastSignInMethod();
     }
     assertRecentSignIn(session, now);
-    if (secondFactorTypes.has(target.type) && (await isOperator(trx, account.id)) && !others.some((c) => secondFactorTypes.has(c.type))) {
-      throw profileErrors.operatorSecondFactor();
+    if (secondFactorTypes.has(target.type)) {
+      // The last one stays whoever asks; another goes only with a session that proved one.
+      if ((await isOperator(trx, account.id)) && !others.some((c) => secondFactorTypes.has(c.type))) throw profileErrors.operatorSecondFactor();
+      await assertSecondFactorSession({ db: trx }, session);
     }
 
     await deleteCredential(trx, target.id);

@@ -6,7 +6,7 @@ import { registerPasskey, registrationOptions, type PasskeyOwner, type Registere
 import { errors } from '../http/app-error.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { removeCredential } from './credential-removal.ts';
-import { assertRecentSignIn } from './signed-in.ts';
+import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
 /** The name a passkey gets when the person gives none. */
@@ -39,6 +39,7 @@ export async function listAccountPasskeys(ctx: Context, session: PortalSessionWi
  */
 export async function startPasskeyRegistration(ctx: Context, session: PortalSessionWithId): Promise<PublicKeyCredentialCreationOptionsJSON> {
   assertRecentSignIn(session, ctx.now());
+  await assertSecondFactorSession(ctx, session);
   return registrationOptions(ctx, await ownerOf(ctx, session));
 }
 
@@ -50,6 +51,7 @@ export async function finishPasskeyRegistration(
   info: ClientInfo,
 ): Promise<RegisteredPasskey> {
   assertRecentSignIn(session, ctx.now());
+  await assertSecondFactorSession(ctx, session);
   return registerPasskey(ctx, await ownerOf(ctx, session), { response: input.response, name: input.name || defaultPasskeyName }, info);
 }
 

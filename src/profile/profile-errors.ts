@@ -4,6 +4,9 @@ import { AppError } from '../http/app-error.ts';
 export const profileErrors = {
   reauthenticationRequired: () =>
     new AppError('reauthentication_required', 403, 'Please sign in again to change how you sign in'),
+  /** Same type as above: the portal's answer is the same round trip through /login. */
+  secondFactorSessionRequired: () =>
+    new AppError('reauthentication_required', 403, 'Please sign in again with your authenticator app or passkey to change them'),
   totpRequired: () => new AppError('totp/required', 422, 'Please enter the TOTP code'),
   totpNoPending: () => new AppError('totp/no-pending', 409, 'No authenticator setup in progress, please start again'),
   totpInvalid: () => new AppError('totp/invalid', 401, 'Invalid code. Please try again.'),

@@ -6,7 +6,7 @@ import { errors } from '../http/app-error.ts';
 import { listRememberedDevices, revokeAllRememberedDevices, revokeRememberedDevice, type DeviceListing } from '../login/remembered-device.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { profileErrors } from './profile-errors.ts';
-import { assertRecentSignIn } from './signed-in.ts';
+import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 
 export interface ClientInfo {
   ip: string | null;
@@ -18,6 +18,7 @@ const owner = (session: PortalSessionWithId) => ({ id: session.id, account_id: s
 /** GET /auth/tfa/setup: the pending secret of this portal session (created if none). */
 export async function startEnrolment(ctx: Context, session: PortalSessionWithId): Promise<PendingSecret> {
   assertRecentSignIn(session, ctx.now());
+  await assertSecondFactorSession(ctx, session);
   return pendingEnrolment(ctx, owner(session));
 }
 
