@@ -264,6 +264,18 @@ describe('active password-reset links', () => {
     expect(JSON.stringify(audit)).not.toContain('set-password');
   });
 
+  it("never lists an operator account's link, though its reset mail is sent", async () => {
+    const colleague = await createPersona(t.ctx, { role: 'admin', totp: true, email: 'colleague-admin@links.test' });
+    const sent = await support.post(`/api/accounts/${colleague.id}/reset-password`);
+    expect(sent.status).toBe(200);
+    await t.mail.waitFor('colleague-admin@links.test');
+    expect(await t.ctx.db('password_reset_tokens').where({ account_id: colleague.id })).toHaveLength(1);
+    for (const viewer of [support, admin]) {
+      const listed = (await viewer.get('/api/accounts/password-resets')).body as { email: string }[];
+      expect(listed.map((item) => item.email)).not.toContain('colleague-admin@links.test');
+    }
+  });
+
   it('the listed link is the one that works, and stops being listed once used', async () => {
     const id = await account({ email: 'works@links.test', name: 'Works' });
     const { link } = await createResetLink(t.ctx, id);

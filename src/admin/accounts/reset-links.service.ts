@@ -16,6 +16,10 @@ export const resetLinksLimit = 1000;
  * ascending"). Links are rebuilt from PUBLIC URL config, never from the request. Links created
  * before migration 002 have no sealed token and are not listed. Every view is audited: a link
  * lets whoever holds it set the account's password.
+ *
+ * Operator accounts' links are never listed: a `support` operator could otherwise reset an
+ * admin's password and read the link, and one operator's console is not a way into another's
+ * account. Their reset mail still reaches them.
  */
 export async function listActiveResetLinks(ctx: Context, operator: Operator): Promise<ResetLinkListing[]> {
   const now = ctx.now();
@@ -25,6 +29,7 @@ export async function listActiveResetLinks(ctx: Context, operator: Operator): Pr
     .whereNull('r.used_at')
     .where('r.expires_at', '>', now)
     .whereNotNull('r.token_sealed')
+    .whereNotExists((q) => q.select('o.account_id').from('operator_roles as o').whereRaw('o.account_id = r.account_id'))
     .orderBy([{ column: 'a.email' }, { column: 'r.created_at', order: 'desc' }])
     .limit(resetLinksLimit)
     .select('a.email', 'r.token_sealed', 'r.expires_at')) as { email: string; token_sealed: string; expires_at: Date }[];
