@@ -1,5 +1,5 @@
 import type { ImpersonatedGrant } from '../admin/impersonation/impersonation.store.ts';
-import type { ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
+import { isImpersonationToken, type ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Db } from '../db/knex.ts';
 import { tenantActiveAt } from '../tenants/tenant-activity.ts';
 
@@ -53,11 +53,13 @@ export function createFindAccount(
     if (!uuid.test(sub)) return undefined;
     const account = await load(sub);
     if (!account) return undefined;
+    // Looked up per token, never cached with the account row: it belongs to the grant. A token an
+    // impersonation made whose record is gone, or whose operator lost the admin role, is refused.
+    const impersonation = token ? await impersonationOf(token) : null;
+    if (token && !impersonation && isImpersonationToken(token)) return undefined;
     return {
       accountId: account.id,
       async claims(_use: string, scope: string) {
-        // Looked up per call, never cached with the account row: it belongs to the grant.
-        const impersonation = token ? await impersonationOf(token) : null;
         const claims: Record<string, unknown> = {
           sub: account.id,
           email: account.email,

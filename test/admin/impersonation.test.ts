@@ -356,3 +356,39 @@ describe('log in as tenant admin', () => {
     expect([notAdmin.status, notAdmin.body.detail?.[0]?.type]).toEqual([409, 'impersonation/not-tenant-admin']);
   });
 });
+
+describe('operators and their roles', () => {
+  it('never logs in as an operator: named, or picked as the tenant admin', async () => {
+    const { browser } = await browserOf(admin);
+    const colleague = await person('oskar-operator', 'support');
+    const gammaId = await createTenant(server.ctx.db, 'gamma', { name: 'Gamma' });
+    await server.ctx.db('tenant_access').insert({ account_id: colleague.id, tenant_id: gammaId, role: 'admin', active: true });
+    const named = await impersonate(browser, { tenant_id: gammaId, as: 'user', account_id: colleague.id, reason: 'x' });
+    expect([named.status, named.body.detail?.[0]?.type]).toEqual([409, 'impersonation/operator']);
+    // The tenant's only admin is that operator: there is no one to log in as.
+    const picked = await impersonate(browser, { tenant_id: gammaId, as: 'admin', reason: 'x' });
+    expect([picked.status, picked.body.detail?.[0]?.type]).toEqual([409, 'impersonation/no-tenant-admin']);
+    expect(await auditRows(colleague.id)).toHaveLength(0);
+  });
+
+  it("ends with the operator's admin role: a hand-off not yet used is void, and issued tokens stop working", async () => {
+    const revoked = await person('rut-revoked', 'admin');
+    const { browser } = await browserOf(revoked);
+    const first = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'before' });
+    await browser.follow(first.body.url);
+    const authorization = await appAuthorization('openid email');
+    const tokens = await exchange(await followAll(browser, authorization.url.toString()), authorization);
+    expect(tokens.claims()!.act).toEqual({ sub: revoked.id, email: revoked.email });
+
+    const second = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'pending' });
+    await browser.follow(second.body.url);
+    await server.ctx.db('operator_roles').where({ account_id: revoked.id }).delete();
+
+    await expect(client.fetchUserInfo(rp, tokens.access_token, target.id)).rejects.toMatchObject({ status: 401 });
+    // The hand-off opened before the revocation signs no one in as the person.
+    const next = await appAuthorization('openid email');
+    const own = (await exchange(await followAll(browser, next.url.toString()), next)).claims()!;
+    expect(own.sub).toBe(revoked.id);
+    expect(own.act).toBeUndefined();
+  });
+});

@@ -3,10 +3,12 @@ import type Provider from 'oidc-provider';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Context } from '../../context.ts';
 import { portalSessionId } from '../../session/portal-session.ts';
+import { findOperatorRole } from '../operators.repository.ts';
 import { findImpersonatedGrant, peekPending, saveImpersonatedGrant, takePending, type ImpersonatedGrant, type Impersonation } from './impersonation.store.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 type StoreContext = Pick<Context, 'store' | 'now' | 'config'>;
+type GrantContext = Pick<Context, 'store' | 'now' | 'db'>;
 
 /** The amr of an impersonated sign-in: the person named by `sub` did not authenticate; `act` says who did. */
 export const impersonationAmr = 'imp';
@@ -21,13 +23,20 @@ export interface ImpersonationMarks {
   extra?: { act?: unknown } | undefined;
 }
 
+/** Whether a token says it was made by an impersonation (amr `imp`, or `act` in an access token's extra claims). */
+export function isImpersonationToken(token: ImpersonationMarks): boolean {
+  return token.amr?.includes(impersonationAmr) === true || token.extra?.act !== undefined;
+}
+
 /**
- * The impersonation behind a token, looked up only for tokens marked as made by one (amr `imp`, or
- * `act` already in an access token's extra claims): every other token costs no store call.
+ * The impersonation behind a token, looked up only for tokens marked as made by one: every other
+ * token costs no store call. Null also when the operator is no longer an admin: revoking the role
+ * ends the impersonations it made (findAccount then refuses their tokens).
  */
-export async function impersonationOfToken(ctx: StoreContext, token: ImpersonationMarks): Promise<ImpersonatedGrant | null> {
-  const marked = token.amr?.includes(impersonationAmr) === true || token.extra?.act !== undefined;
-  return marked && token.grantId ? findImpersonatedGrant(ctx, token.grantId) : null;
+export async function impersonationOfToken(ctx: GrantContext, token: ImpersonationMarks): Promise<ImpersonatedGrant | null> {
+  if (!isImpersonationToken(token) || !token.grantId) return null;
+  const grant = await findImpersonatedGrant(ctx, token.grantId);
+  return grant && (await findOperatorRole(ctx.db, grant.act.sub)) === 'admin' ? grant : null;
 }
 
 export function isImpersonationSession(session: { amr?: string[] | undefined } | undefined): boolean {
@@ -59,14 +68,18 @@ export function impersonationChecks(ctx: StoreContext): interactionPolicy.Check[
   ];
 }
 
-/** The hand-off waiting in this browser for this client, taken (single use); null when there is none. */
-export async function takePendingImpersonation(ctx: StoreContext, req: Request, clientId: string): Promise<Impersonation | null> {
+/**
+ * The hand-off waiting in this browser for this client, taken (single use); null when there is
+ * none, or when its operator is no longer an admin (the role was revoked after the link opened).
+ */
+export async function takePendingImpersonation(ctx: StoreContext & GrantContext, req: Request, clientId: string): Promise<Impersonation | null> {
   const id = portalSessionId(ctx.config, req);
   if (!id) return null;
   const pending = await peekPending(ctx, id);
   if (!pending?.client_ids.includes(clientId)) return null;
   const taken = await takePending(ctx, id);
-  return taken?.client_ids.includes(clientId) ? taken : null;
+  if (!taken?.client_ids.includes(clientId)) return null;
+  return (await findOperatorRole(ctx.db, taken.operator_id)) === 'admin' ? taken : null;
 }
 
 /**

@@ -38,6 +38,8 @@ export async function firstActiveAdmin(db: Queryable, tenantId: string): Promise
   return ((await db('tenant_access as a')
     .join('accounts as ac', 'ac.id', 'a.account_id')
     .where({ 'a.tenant_id': tenantId, 'a.role': 'admin', 'a.active': true })
+    // Operators are never impersonated (impersonation.service.ts): the pick passes over them.
+    .whereNotExists((q) => q.select('o.account_id').from('operator_roles as o').whereRaw('o.account_id = ac.id'))
     .orderByRaw('lower(ac.name), ac.name, ac.email')
     .first('ac.id as account_id', 'ac.email', 'ac.name', 'a.role', 'a.active')) as TenantMember | undefined) ?? null;
 }

@@ -21,6 +21,7 @@ export const impersonationErrors = {
   noTenantAdmin: () => new AppError('impersonation/no-tenant-admin', 409, 'The tenant has no active admin'),
   notTenantAdmin: () => new AppError('impersonation/not-tenant-admin', 409, 'The account is not an admin of this tenant'),
   noTenantApp: () => new AppError('impersonation/no-tenant-app', 409, 'No application is registered for this tenant'),
+  operatorTarget: () => new AppError('impersonation/operator', 409, 'Operator accounts cannot be logged in as'),
 };
 
 export interface ImpersonationRequest {
@@ -85,6 +86,8 @@ async function resolveTarget(ctx: Context, tenant: ImpersonationTenant, input: I
   if (!member && !(await accountExists(ctx.db, accountId))) throw errors.notFound();
   if (!accessIsActive(tenant, member, now)) throw impersonationErrors.accessInactive();
   if (input.as === 'admin' && member!.role !== 'admin') throw impersonationErrors.notTenantAdmin();
+  // An operator's sign-in carries the console's trust; logging in as one would lend it to another.
+  if ((await findOperatorRole(ctx.db, accountId)) !== null) throw impersonationErrors.operatorTarget();
   return member!;
 }
 

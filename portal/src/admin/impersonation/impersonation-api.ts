@@ -50,6 +50,7 @@ export const IMPERSONATION_ERROR_KEYS: Record<string, string> = {
   'impersonation/no-tenant-admin': 'impersonation.errors.no_tenant_admin',
   'impersonation/not-tenant-admin': 'impersonation.errors.not_tenant_admin',
   'impersonation/no-tenant-app': 'impersonation.errors.no_tenant_app',
+  'impersonation/operator': 'impersonation.errors.operator',
   expired: 'impersonation.errors.expired',
   forbidden: 'impersonation.errors.forbidden',
   'access-inactive': 'impersonation.errors.access_inactive',
