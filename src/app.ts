@@ -71,7 +71,7 @@ export async function createApp(ctx: Context): Promise<App> {
   );
   // Routers of each area declare full paths and are mounted here (sign-in, reset, profile, operator API).
   api.use(createInteractionRouter(ctx, provider), createAvailableTenantsRouter(ctx), createUserinfoRouter(ctx));
-  api.use(createLoginRouter(ctx), createResetRouter(ctx));
+  api.use(createLoginRouter(ctx), createResetRouter(ctx, provider));
   api.use(createUpstreamRouter(ctx));
   api.use(createAdminRouter(ctx, provider), createImpersonationRouter(ctx));
   api.use(createTwoFactorRouter(ctx), createCredentialsRouter(ctx));

@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import type Provider from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import { validate } from '../http/validate.ts';
@@ -6,7 +7,7 @@ import { checkTokenBody, confirmResetBody, resetRequestBody } from './login.sche
 import { checkResetToken, confirmPasswordReset, requestPasswordReset, type ClientInfo } from './reset.service.ts';
 
 /** Password reset by emailed link, under /auth/reset (mounted on the api router). */
-export function createResetRouter(ctx: Context): Router {
+export function createResetRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
   const limited = limitByIp(ctx);
   const client = (req: Request): ClientInfo => ({
@@ -28,7 +29,7 @@ export function createResetRouter(ctx: Context): Router {
 
   router.post('/auth/reset/confirm', limited, validate({ body: confirmResetBody }), async (req, res) => {
     const { token, password } = res.locals.body;
-    res.json(await confirmPasswordReset(ctx, { token, password, client: client(req) }));
+    res.json(await confirmPasswordReset(ctx, provider, { token, password, client: client(req) }));
   });
 
   return router;

@@ -7,6 +7,7 @@ import {
   normalizeEmail,
   type Queryable,
 } from '../accounts/accounts.repository.ts';
+import type Provider from 'oidc-provider';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { setPasswordHash } from '../credentials/credentials.repository.ts';
@@ -15,7 +16,7 @@ import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { AppError } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { chooseLanguage } from '../mail/templates.ts';
-import { destroyAccountPortalSessions } from '../session/portal-session.ts';
+import { signOutEverywhere } from '../profile/sessions.service.ts';
 import { clearFailures } from './lockout.ts';
 import { sendMail, takeMailPoint } from './login-mail.ts';
 
@@ -129,12 +130,14 @@ export async function checkResetToken(ctx: Context, token: string): Promise<{ em
 
 /**
  * Sets the new password from a reset link. The token is spent atomically (one of two concurrent
- * confirmations wins), the account's other links die, every portal session of the account is
- * ended and a notice is mailed. A reset never signs anyone in: the person signs in afterwards,
- * through MFA when enrolled.
+ * confirmations wins), the account's other links die, the account is signed out everywhere (its
+ * portal and OP sessions, every application's grant and refresh tokens, its remembered devices)
+ * and a notice is mailed. A reset never signs anyone in: the person signs in afterwards, through
+ * MFA when enrolled.
  */
 export async function confirmPasswordReset(
   ctx: Context,
+  provider: Provider,
   input: { token: string; password: string; client: ClientInfo },
 ): Promise<{ type: string | null }> {
   const normalized = assertPasswordPolicy(input.password);
@@ -162,7 +165,7 @@ export async function confirmPasswordReset(
   if (!row) throw resetErrors.failed();
 
   const account = await findAccountById(ctx.db, row.account_id);
-  await destroyAccountPortalSessions(ctx, row.account_id);
+  await signOutEverywhere(ctx, provider, row.account_id);
   if (account) {
     await clearFailures(ctx, account.email);
     const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });

@@ -3,7 +3,9 @@ import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
 import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
+import { revokeAllRememberedDevices } from '../login/remembered-device.ts';
 import {
+  destroyAccountPortalSessions,
   destroyPortalSession,
   linkedOidcSessions,
   linkOidcSession,
@@ -206,6 +208,18 @@ export async function signOutOtherSessions(ctx: Context, provider: Provider, req
     session: (uid) => !own.has(uid),
   });
   return { sessions: others.length, applications };
+}
+
+/**
+ * Signs the account out everywhere, for a password reset: every Nyckel session, every OP session
+ * and every application grant (refresh tokens included), and the browsers remembered for its
+ * TOTP step. Whoever knew the old password keeps nothing it opened.
+ */
+export async function signOutEverywhere(ctx: Context, provider: Provider, accountId: string): Promise<{ applications: number }> {
+  await destroyAccountPortalSessions(ctx, accountId);
+  const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId), { grant: () => true, session: () => true });
+  await revokeAllRememberedDevices(ctx, accountId);
+  return { applications };
 }
 
 /** POST /api/accounts/sessions/sign-out-others, audited. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listRememberedDevices, rememberDevice } from '../../src/login/remembered-device.ts';
 import { createResetLink } from '../../src/login/reset.service.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -50,6 +51,8 @@ describe('forgot password', () => {
     const browser = t.agent();
     await signInWithPassword(browser, account.email, 'Old-Password-1');
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
+    await rememberDevice(t.ctx, account.id, 'Firefox', undefined);
+    expect(await listRememberedDevices(t.ctx, account.id, undefined)).toHaveLength(1);
 
     await request(account.email, { type: 'athena' }, 'sv-SE,sv;q=0.9,en;q=0.5');
     const mail = await t.mail.waitFor(account.email);
@@ -69,6 +72,8 @@ describe('forgot password', () => {
 
     expect((await t.mail.waitFor(account.email)).subject).toBe('Ditt lösenord har ändrats');
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
+    // Signed out everywhere: remembered browsers too (the OIDC grants: test/oidc/oidc-flow.test.ts).
+    expect(await listRememberedDevices(t.ctx, account.id, undefined)).toHaveLength(0);
     expect(await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'password_reset.completed' })).toHaveLength(1);
 
     const again = await confirm(token, 'Third-Password-3');

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createResetLink } from '../../src/login/reset.service.ts';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createAccount } from '../fixtures/accounts.ts';
@@ -11,11 +12,13 @@ const password = 'Correct-horse9!';
 const redirectUri = 'http://127.0.0.1:9/callback';
 
 let server: TestServer;
+let resetAccountId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
   await createAccount(server.ctx.db, { email: 'rp-user@example.com', password, name: 'Rita Relying' });
   await createAccount(server.ctx.db, { email: 'rp-other@example.com', password, name: 'Bob Other' });
+  resetAccountId = await createAccount(server.ctx.db, { email: 'rp-reset@example.com', password, name: 'Rosa Reset' });
   for (const id of ['rp-one', 'rp-two']) {
     await upsertClient(server.ctx.db, {
       client_id: id,
@@ -376,6 +379,26 @@ describe('a relying party signs a person in with openid-client', () => {
     const relanding = (await ritas.follow(again.url.toString())).url;
     const callback = await followSwitching(ritas, await signInThroughPortal(ritas, relanding, { email: 'rp-other@example.com' }));
     expect((await exchange(config, callback, again)).claims()!.email).toBe('rp-other@example.com');
+  });
+
+  it("ends every application's access when the password is reset: refresh and userinfo refused", async () => {
+    const config = await discover('rp-one');
+    const authorization = await authorizationRequest(config);
+    const browser = new BrowserLike(server.base);
+    const landing = (await browser.follow(authorization.url.toString())).url;
+    const callback = (await browser.follow(await signInThroughPortal(browser, landing, { email: 'rp-reset@example.com' }))).url;
+    const tokens = await exchange(config, callback, authorization);
+    expect(tokens.refresh_token).toBeTruthy();
+
+    const { link } = await createResetLink(server.ctx, resetAccountId);
+    const reset = await new BrowserLike(server.base).json('/auth/reset/confirm', { token: link.split('/').pop(), password: 'Another-horse7!' });
+    expect(reset.status).toBe(200);
+
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)).rejects.toMatchObject({ status: 401 });
+    // The browser's provider session went too: the next authorization asks for a sign-in.
+    const next = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    expect((await browser.follow(next.url.toString())).url.searchParams.get('error')).toBe('login_required');
   });
 
   it('refuses unregistered and subtly altered redirect URIs without redirecting', async () => {
