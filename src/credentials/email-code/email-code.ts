@@ -65,9 +65,12 @@ export async function issueEmailCode(
 export type RedeemOutcome = 'ok' | 'invalid' | 'expired' | 'retries_exceeded';
 
 /**
- * Checks a submitted code. A right code is redeemed with getDel, so of concurrent submissions of
- * the same code exactly one succeeds. A wrong code counts; the fifth wrong one kills the code
- * and every later try in this login session answers retries_exceeded, even with the right code.
+ * Checks a submitted code. Each try takes its place in the session's count (an atomic increment)
+ * before the code is compared, so parallel submissions cannot compare more than five codes: the
+ * fifth wrong try kills the code and every later try in this login session answers
+ * retries_exceeded, even with the right code. A right code is redeemed with getDel, so of
+ * concurrent submissions of the same code exactly one succeeds (its try stays counted: the
+ * session has moved past the code step).
  */
 export async function redeemEmailCode(
   ctx: CodeContext,
@@ -80,9 +83,10 @@ export async function redeemEmailCode(
   const stored = raw ? (JSON.parse(raw) as StoredCode) : null;
   if (!stored || stored.expires_at <= ctx.now().getTime()) return 'expired';
 
+  const tries = await ctx.store.incr(failuresKey(sessionId), failuresTtlSeconds);
+  if (tries > maxWrongCodes) return 'retries_exceeded';
   if (!sameMac(codeMac(ctx, sessionId, code), stored.mac)) {
-    const failures = await ctx.store.incr(failuresKey(sessionId), failuresTtlSeconds);
-    if (failures >= maxWrongCodes) {
+    if (tries >= maxWrongCodes) {
       await ctx.store.del(codeKey(sessionId));
       return 'retries_exceeded';
     }
