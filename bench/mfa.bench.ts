@@ -30,7 +30,7 @@ import { newTotpSecret, totpCodeAt, totpPeriodSeconds, totpToleranceSteps } from
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const sessions = Number(process.env.BENCH_SESSIONS ?? 9000);
+const sessions = Number(process.env.BENCH_SESSIONS ?? 20000);
 const target = 2000;
 /** A directory: the server's CPU profile of the timed verify-mfa phase alone is written there. */
 const profileDir = process.env.BENCH_CPU_PROFILE;
