@@ -41,18 +41,64 @@ export interface FailureMeta {
  * fresh window begins when the lock ends.
  */
 export async function recordFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
-  const at = ctx.now();
-  const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at };
-  await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
-  const hashed = emailKey(email);
-  const failures = await ctx.store.incr(failuresKey(hashed), lockoutPolicy.windowSeconds);
-  if (failures < lockoutPolicy.maxFailures) return;
+  await auditFailure(ctx, email, meta);
+  const failures = await ctx.store.incr(failuresKey(emailKey(email)), lockoutPolicy.windowSeconds);
+  if (failures >= lockoutPolicy.maxFailures) await lock(ctx, email, meta);
+}
 
+/** A first-factor attempt holding its place in the email's failure count while it is verified. */
+export interface ReservedAttempt {
+  /** The attempt failed: audited, and the place it holds may be the one that locks. */
+  failed(meta: FailureMeta): Promise<void>;
+  /** The attempt succeeded, or failed in a way that does not count: its place is given back. */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes a place in the email's failure count before a first factor is verified: parallel
+ * attempts each see the places taken before them, so no more than the limit are ever verified
+ * inside one window, however many arrive at once. An attempt past the limit, or one that finds
+ * the email locked meanwhile (the lock empties the count), is answered `account_locked`
+ * unverified and keeps its place; the one in the last place locks when it fails.
+ */
+export async function reserveAttempt(ctx: LockContext, email: string): Promise<ReservedAttempt> {
+  const hashed = emailKey(email);
+  const key = failuresKey(hashed);
+  const place = await ctx.store.incr(key, lockoutPolicy.windowSeconds);
+  if (place > lockoutPolicy.maxFailures) throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
+  await assertNotLocked(ctx, email);
+  return {
+    async failed(meta) {
+      await auditFailure(ctx, email, meta);
+      if (place >= lockoutPolicy.maxFailures) await lock(ctx, email, meta);
+    },
+    async release() {
+      // A lock or a sign-in may have emptied the count meanwhile: it never goes below zero.
+      if ((await ctx.store.incr(key, lockoutPolicy.windowSeconds, -1)) < 0) await ctx.store.del(key);
+    },
+  };
+}
+
+async function auditFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
+  const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at: ctx.now() };
+  await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
+}
+
+async function lock(ctx: LockContext, email: string, meta: FailureMeta): Promise<never> {
+  const hashed = emailKey(email);
+  const at = ctx.now();
   const until = new Date(at.getTime() + lockoutPolicy.lockSeconds * 1000);
   await ctx.store.set(lockKey(hashed), String(until.getTime()), lockoutPolicy.lockSeconds);
   await ctx.store.del(failuresKey(hashed));
   if (meta.accountId) await setLockedUntil(ctx.db, meta.accountId, until);
-  await recordAudit(ctx.db, { ...base, action: 'login.locked', details: { email, until: until.toISOString() } });
+  await recordAudit(ctx.db, {
+    target_account_id: meta.accountId,
+    ip: meta.ip,
+    user_agent: meta.userAgent,
+    at,
+    action: 'login.locked',
+    details: { email, until: until.toISOString() },
+  });
   throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
 }
 

@@ -6,6 +6,7 @@ import { issueEmailCode, maxWrongCodes, wrongCodeCount, emailCodeTtlSeconds } fr
 import { hashPassword } from '../credentials/password/hashing.ts';
 import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { verifiers, type Proofs, type VerificationMethod } from '../credentials/registry.ts';
+import type { VerifyResult } from '../credentials/verifier.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { getPortalSessionById } from '../session/portal-session.ts';
@@ -23,7 +24,7 @@ import {
   takeLoginSession,
   type LoginSession,
 } from './login-session.ts';
-import { assertNotLocked, recordFailure } from './lockout.ts';
+import { assertNotLocked, reserveAttempt } from './lockout.ts';
 import { decideNextStep } from './next-step.ts';
 import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
 
@@ -117,19 +118,20 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
     assertNotLocked(ctx, session.email),
     loadAccountFacts(ctx, session.email),
   ]);
-  const result = await verifiers[method].verify({ ctx, session, ...facts }, proof);
+  const attempt = await reserveAttempt(ctx, session.email);
+  let result: VerifyResult;
+  try {
+    result = await verifiers[method].verify({ ctx, session, ...facts }, proof);
+  } catch (error) {
+    await attempt.release();
+    throw error;
+  }
   if (!result.ok) {
-    if (result.countsAsFailure) {
-      await recordFailure(ctx, session.email, {
-        accountId: facts.account?.id ?? null,
-        method,
-        reason: result.error.type,
-        ip: info.ip,
-        userAgent: info.userAgent,
-      });
-    }
+    if (!result.countsAsFailure) await attempt.release();
+    else await attempt.failed({ accountId: facts.account?.id ?? null, method, reason: result.error.type, ip: info.ip, userAgent: info.userAgent });
     throw result.error;
   }
+  await attempt.release();
   const verified: LoginSession = {
     ...session,
     ...changes,

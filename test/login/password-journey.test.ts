@@ -237,6 +237,18 @@ describe('lockout', () => {
     expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).toBeNull();
   });
 
+  it('verifies no more than 10 of a parallel burst of wrong passwords, and locks', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const browser = t.agent();
+    const { body } = await start(browser, account.email);
+    const answers = await Promise.all(Array.from({ length: 25 }, () => wrong(browser, body.session_id, account.email)));
+    expect(new Set(answers.map(errorType))).toEqual(new Set(['invalid_credentials', 'account_locked']));
+    const failed = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' });
+    expect(failed.length).toBeLessThanOrEqual(10);
+    expect(await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.locked' })).toHaveLength(1);
+    expect(errorType(await start(t.agent(), account.email))).toBe('account_locked');
+  });
+
   it('a successful sign-in clears the failure count', async () => {
     const account = await createAccount(t.ctx.db, { password });
     const browser = t.agent();
