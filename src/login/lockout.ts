@@ -57,25 +57,30 @@ export interface ReservedAttempt {
 /**
  * Takes a place in the email's failure count before a first factor is verified: parallel
  * attempts each see the places taken before them, so no more than the limit are ever verified
- * inside one window, however many arrive at once. An attempt past the limit, or one that finds
- * the email locked meanwhile (the lock empties the count), is answered `account_locked`
- * unverified and keeps its place; the one in the last place locks when it fails.
+ * inside one window, however many arrive at once. An attempt past the limit (the last places are
+ * still being verified), or one that finds the email locked meanwhile, gives its place back and
+ * is answered `account_locked` unverified; the one in the last place locks when it fails.
  */
 export async function reserveAttempt(ctx: LockContext, email: string): Promise<ReservedAttempt> {
-  const hashed = emailKey(email);
-  const key = failuresKey(hashed);
+  const key = failuresKey(emailKey(email));
   const place = await ctx.store.incr(key, lockoutPolicy.windowSeconds);
-  if (place > lockoutPolicy.maxFailures) throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
-  await assertNotLocked(ctx, email);
+  const release = async () => {
+    // A lock or a sign-in may have emptied the count meanwhile: it never goes below zero.
+    if ((await ctx.store.incr(key, lockoutPolicy.windowSeconds, -1)) < 0) await ctx.store.del(key);
+  };
+  try {
+    if (place > lockoutPolicy.maxFailures) throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
+    await assertNotLocked(ctx, email);
+  } catch (error) {
+    await release();
+    throw error;
+  }
   return {
     async failed(meta) {
       await auditFailure(ctx, email, meta);
       if (place >= lockoutPolicy.maxFailures) await lock(ctx, email, meta);
     },
-    async release() {
-      // A lock or a sign-in may have emptied the count meanwhile: it never goes below zero.
-      if ((await ctx.store.incr(key, lockoutPolicy.windowSeconds, -1)) < 0) await ctx.store.del(key);
-    },
+    release,
   };
 }
 

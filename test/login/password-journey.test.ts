@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reserveAttempt } from '../../src/login/lockout.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, passwordHashOf } from './fixtures.ts';
 import { errorType, setCookies, signInWithPassword, start } from './journey.ts';
@@ -247,6 +248,19 @@ describe('lockout', () => {
     expect(failed.length).toBeLessThanOrEqual(10);
     expect(await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.locked' })).toHaveLength(1);
     expect(errorType(await start(t.agent(), account.email))).toBe('account_locked');
+  });
+
+  it('never refuses without a lock: an attempt past the limit gives its place back', async () => {
+    const email = `places-${Date.now()}@example.com`;
+    const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < 9; i += 1) await (await reserveAttempt(t.ctx, email)).failed(meta);
+    const tenth = await reserveAttempt(t.ctx, email);
+    // While the tenth is verified, an eleventh is refused unverified...
+    await expect(reserveAttempt(t.ctx, email)).rejects.toMatchObject({ type: 'account_locked' });
+    // ...and once the tenth turns out right, the next attempt is verified again.
+    await tenth.release();
+    const next = await reserveAttempt(t.ctx, email);
+    await next.release();
   });
 
   it('a successful sign-in clears the failure count', async () => {
