@@ -2,30 +2,58 @@ import type { Request } from 'express';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import { isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
-import { getPortalSession } from '../session/portal-session.ts';
+import { getPortalSessionById, portalSessionId, portalSessionTtlSeconds } from '../session/portal-session.ts';
+
+type CheckContext = Pick<Context, 'store' | 'config' | 'now'>;
 
 /** The login reason when the provider session in this browser no longer agrees with the Nyckel session. */
 export const portalSessionReason = 'nyckel_session_changed';
 
+/** The portal session that signed the provider session `uid` in (its id). */
+const signedInBy = (uid: string) => `oidc-session:${uid}:portal`;
+
 /**
  * The Nyckel (portal) session is the sign-in; oidc-provider's own session only remembers it for
- * the authorization endpoint. When the portal session has ended (signed out, expired, or a
- * browser-session cookie gone with the browser) or another account signed in at /login since,
- * the provider session must not answer an authorization by itself: the login prompt is requested,
- * and the interaction route answers it from the portal session, or with /login. prompt=none then
- * answers login_required.
+ * the authorization endpoint. Once the portal session that signed the provider session in has
+ * ended (signed out, expired, or replaced by another account's sign-in at /login, which ends the
+ * browser's previous portal session), the provider session must not answer an authorization by
+ * itself: the login prompt is requested, and the interaction route answers it from the browser's
+ * current portal session, or with /login. prompt=none then answers login_required.
+ *
+ * The portal session is found through the link recordSigningIn() wrote, never through the portal
+ * cookie: that cookie is SameSite=Lax, so a relying party's cross-site POST to /authorize or a
+ * silent renew in an iframe carries only the provider cookie (SameSite=None).
  *
  * Impersonation sessions have their own reason (impersonation.oidc.ts) and are left to it.
  */
-export function portalSessionCheck(ctx: Pick<Context, 'store' | 'config' | 'now'>): interactionPolicy.Check {
+export function portalSessionCheck(ctx: CheckContext): interactionPolicy.Check {
   const description = 'the Nyckel session in this browser ended or changed account';
   // Checks added to a prompt after it is built get no default error: prompt=none must say login_required.
   return new interactionPolicy.Check(portalSessionReason, description, 'login_required', async (koa: KoaContextWithOIDC) => {
     // The interaction that just finished is the answer; the provider session is the portal session's.
     if (koa.oidc.result?.login) return false;
-    const accountId = koa.oidc.session?.accountId;
-    if (!accountId || isImpersonationSession(koa.oidc.session)) return false;
-    const portal = await getPortalSession(ctx, koa.req as unknown as Request);
-    return portal?.account_id !== accountId;
+    const session = koa.oidc.session;
+    if (!session?.accountId || isImpersonationSession(session)) return false;
+    const portalId = await ctx.store.get(signedInBy(session.uid));
+    const portal = portalId ? await getPortalSessionById(ctx, portalId) : null;
+    return portal?.account_id !== session.accountId;
   });
+}
+
+/**
+ * oidc-provider middleware: when an authorization resumes with a login from the interaction
+ * route, records which portal session signed the provider session in. The resume is the
+ * browser's top-level, same-site navigation back from /auth/interaction/:uid/finish, so the
+ * portal cookie is there; it counts only when it is the account's that just signed in.
+ */
+export function recordSigningIn(ctx: CheckContext) {
+  return async (koa: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (koa.oidc?.route !== 'resume' || !koa.oidc.result?.login) return;
+    const session = koa.oidc.session;
+    if (!session?.accountId || isImpersonationSession(session)) return;
+    const id = portalSessionId(ctx.config, koa.req as unknown as Request);
+    const portal = id ? await getPortalSessionById(ctx, id) : null;
+    if (portal?.account_id === session.accountId) await ctx.store.set(signedInBy(session.uid), portal.id, portalSessionTtlSeconds);
+  };
 }

@@ -8,7 +8,7 @@ import { createOidcAdapter } from './adapter.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
-import { portalSessionCheck } from './portal-session-check.ts';
+import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
 import { settleTokenRequests } from './token-batch.ts';
@@ -150,6 +150,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
   provider.use(settleTokenRequests(provider, ctx.store));
+  provider.use(recordSigningIn(ctx));
   // Unknown paths and methods under /oauth2 answer in the OAuth error shape, not Koa's plain text.
   provider.use(async (koa, next) => {
     await next();

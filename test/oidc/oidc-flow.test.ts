@@ -324,6 +324,18 @@ describe('a relying party signs a person in with openid-client', () => {
     expect((await exchange(config, callback, silent)).claims()!.email).toBe('rp-user@example.com');
   });
 
+  it('answers a silent request from another site, which carries the provider cookie but not the Lax portal one', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    await codeFrom(browser, await authorizationRequest(config));
+    const crossSite = new BrowserLike(server.base);
+    for (const [name, value] of browser.cookies) if (!name.startsWith('nyckel_session')) crossSite.cookies.set(name, value);
+    const silent = await authorizationRequest(config, { prompt: 'none' });
+    const callback = (await crossSite.follow(silent.url.toString())).url;
+    expect(callback.searchParams.get('error')).toBeNull();
+    expect((await exchange(config, callback, silent)).claims()!.email).toBe('rp-user@example.com');
+  });
+
   it('refuses to answer from the provider session once the Nyckel session has ended', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
