@@ -16,6 +16,11 @@ export interface Operator {
 /** amr values that prove a second factor in this session (TOTP sign-in carries 'mfa', a security key 'hwk'). */
 const secondFactors = new Set(['mfa', 'hwk']);
 
+/** Whether a sign-in with these amr values proved a second factor. */
+export function provesSecondFactor(amr: readonly string[]): boolean {
+  return amr.some((method) => secondFactors.has(method));
+}
+
 export const operatorErrors = {
   mfaRequired: () => new AppError('operator/mfa-required', 403, 'Sign in with your second factor to use the console'),
 };
@@ -34,7 +39,7 @@ export function requireOperator(ctx: Context, required: OperatorRole = 'support'
     if (!session) throw errors.unauthorized();
     const role = await findOperatorRole(ctx.db, session.account_id);
     if (!role) throw errors.forbidden();
-    if (!session.amr.some((method) => secondFactors.has(method))) throw operatorErrors.mfaRequired();
+    if (!provesSecondFactor(session.amr)) throw operatorErrors.mfaRequired();
     if (!roleAllows(role, required)) throw errors.forbidden();
     const operator: Operator = {
       account_id: session.account_id,

@@ -36,7 +36,7 @@ export async function listOperators(db: Queryable): Promise<OperatorListing[]> {
 }
 
 /** Credential types that count as an operator's second factor. */
-const secondFactorTypes = ['totp', 'webauthn'] as const;
+export const secondFactorTypes = ['totp', 'webauthn'] as const;
 
 export const operatorGrantErrors = {
   secondFactorRequired: () =>

@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
 import { getPortalSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
 import { profileErrors } from './profile-errors.ts';
+import { provesSecondFactor } from '../admin/operator-guard.ts';
 import { hasSecondFactor } from '../admin/operators.repository.ts';
 import { isOperator } from './profile.repository.ts';
 
@@ -25,9 +26,6 @@ export function assertRecentSignIn(session: PortalSession, now: Date): void {
   if (Math.floor(now.getTime() / 1000) - session.auth_time > recentSignInSeconds) throw profileErrors.reauthenticationRequired();
 }
 
-/** amr values of a sign-in that proved a second factor: a TOTP code after the first, or a passkey. */
-const secondFactorAmr = new Set(['mfa', 'hwk']);
-
 /**
  * An operator account's second factors (TOTP, passkeys) change only from a session that proved
  * one. Otherwise a password alone, phished or set through a reset link, would let its holder
@@ -36,7 +34,7 @@ const secondFactorAmr = new Set(['mfa', 'hwk']);
  * An operator without any (granted before the rule, or set up by hand) enrols a first one.
  */
 export async function assertSecondFactorSession(ctx: Pick<Context, 'db'>, session: PortalSession & { account_id: string }): Promise<void> {
-  if (session.amr.some((method) => secondFactorAmr.has(method))) return;
+  if (provesSecondFactor(session.amr)) return;
   if ((await isOperator(ctx.db, session.account_id)) && (await hasSecondFactor(ctx.db, session.account_id))) {
     throw profileErrors.secondFactorSessionRequired();
   }

@@ -5,7 +5,7 @@ import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
-import { findOperatorRole } from '../operators.repository.ts';
+import { findOperatorRole, secondFactorTypes } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
 
 export const accountActionErrors = {
@@ -14,9 +14,6 @@ export const accountActionErrors = {
   secondFactorRequired: () =>
     new AppError('credential/second-factor-required', 409, "An operator account keeps an authenticator app or a passkey: revoke the operator role before deleting its last one"),
 };
-
-/** Credential types that count as an operator's second factor (operators.repository.ts). */
-const secondFactorTypes = new Set(['totp', 'webauthn']);
 
 /**
  * "Reset Password" in the console: the same link and mail as the person's own "forgot password"
@@ -53,8 +50,8 @@ export async function deleteAccountCredential(ctx: Context, operator: Operator, 
       .first('c.id', 'c.type', 'c.provider', 'a.is_user')) as { id: string; type: string; provider: string | null; is_user: boolean } | undefined;
     if (!row) throw errors.notFound();
     if (row.type === 'password' && row.is_user) throw accountActionErrors.passwordRequired();
-    if (secondFactorTypes.has(row.type) && (await findOperatorRole(trx, accountId)) !== null) {
-      const others = await trx('credentials').where({ account_id: accountId }).whereIn('type', [...secondFactorTypes]).whereNot({ id: row.id }).first('id');
+    if ((secondFactorTypes as readonly string[]).includes(row.type) && (await findOperatorRole(trx, accountId)) !== null) {
+      const others = await trx('credentials').where({ account_id: accountId }).whereIn('type', secondFactorTypes).whereNot({ id: row.id }).first('id');
       if (!others) throw accountActionErrors.secondFactorRequired();
     }
     await trx('credentials').where({ id: row.id }).delete();

@@ -2,7 +2,7 @@ import type { Context } from '../../context.ts';
 import { recordAudit } from '../../audit/audit.ts';
 import { AppError, errors } from '../../http/app-error.ts';
 import type { PortalSessionWithId } from '../../session/portal-session.ts';
-import type { Operator } from '../operator-guard.ts';
+import { provesSecondFactor, type Operator } from '../operator-guard.ts';
 import { findOperatorRole } from '../operators.repository.ts';
 import {
   accessIsActive,
@@ -93,8 +93,6 @@ async function resolveTarget(ctx: Context, tenant: ImpersonationTenant, input: I
 
 export type OpenResult = { ok: true; location: string } | { ok: false; reason: 'expired' | 'forbidden' | 'access-inactive' };
 
-/** amr values proving a second factor, as the operator guard requires. */
-const secondFactors = new Set(['mfa', 'hwk']);
 
 /**
  * The hand-off link opened in a browser. It works once, within 60 s, and only in the browser of
@@ -104,7 +102,7 @@ const secondFactors = new Set(['mfa', 'hwk']);
 export async function openHandOff(ctx: Context, token: string, session: PortalSessionWithId | null): Promise<OpenResult> {
   const impersonation = await takeHandOff(ctx, token);
   if (!impersonation) return { ok: false, reason: 'expired' };
-  if (!session || session.account_id !== impersonation.operator_id || !session.amr.some((m) => secondFactors.has(m))) {
+  if (!session || session.account_id !== impersonation.operator_id || !provesSecondFactor(session.amr)) {
     return { ok: false, reason: 'forbidden' };
   }
   if ((await findOperatorRole(ctx.db, session.account_id)) !== 'admin') return { ok: false, reason: 'forbidden' };
