@@ -89,27 +89,8 @@ function exchange(callback: URL, authorization: Authorization) {
   });
 }
 
-/**
- * Follows redirects like a browser, including an auto-submitting form (oidc-provider's logout
- * confirmation when one browser's provider session changes person), until the browser leaves Nyckel.
- */
-async function followAll(browser: BrowserLike, start: string): Promise<URL> {
-  let { url, response } = await browser.follow(start);
-  for (let i = 0; i < 3 && url.origin === server.base && response.status === 200; i += 1) {
-    const html = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    if (!action) break;
-    const fields = new URLSearchParams();
-    for (const input of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields.set(input[1]!, input[2]!);
-    const posted = await browser.request(action.replaceAll('&amp;', '&'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: fields.toString(),
-    });
-    ({ url, response } = await browser.follow(new URL(posted.headers.get('location')!, action).toString()));
-  }
-  return url;
-}
+/** Until the browser leaves Nyckel for the tenant app (through oidc-provider's self-submitting logout form if one comes). */
+const followAll = async (browser: BrowserLike, start: string) => (await browser.followThroughForms(start)).url;
 
 async function auditRows(targetId: string) {
   return server.ctx.db('audit_events').where({ action: 'operator.impersonation.started', target_account_id: targetId }).orderBy('id');

@@ -78,4 +78,31 @@ export class BrowserLike {
     }
     throw new Error(`too many redirects from ${path}`);
   }
+
+  /**
+   * Follows redirects like a browser, also through pages of this host that submit a form by
+   * themselves (oidc-provider's logout confirmation when one browser's provider session changes
+   * person), until the browser leaves this host or lands on a page without a form. Answers where
+   * it ended and the actions of the forms it posted.
+   */
+  async followThroughForms(start: string): Promise<{ url: URL; posted: string[] }> {
+    const origin = new URL(this.base).origin;
+    const posted: string[] = [];
+    let { url, response } = await this.follow(start);
+    for (let i = 0; i < 3 && url.origin === origin && response.status === 200; i += 1) {
+      const html = await response.text();
+      const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+      if (!action) break;
+      const fields = new URLSearchParams();
+      for (const input of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields.set(input[1]!, input[2]!);
+      const answer = await this.request(action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: fields.toString(),
+      });
+      posted.push(new URL(action, url).pathname);
+      ({ url, response } = await this.follow(new URL(answer.headers.get('location')!, new URL(action, url)).toString()));
+    }
+    return { url, posted };
+  }
 }

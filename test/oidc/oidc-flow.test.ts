@@ -93,21 +93,13 @@ async function signInThroughPortal(
 }
 
 /**
- * Follows redirects as a browser does, including the form oidc-provider posts by itself when an
- * interaction finished for another account than its session's (it ends that session, then resumes).
+ * Follows the browser through an interaction that finished for another account than the provider
+ * session's: oidc-provider ends that session with a form it posts by itself, then resumes.
  */
 async function followSwitching(browser: BrowserLike, path: string): Promise<URL> {
-  const { url, response } = await browser.follow(path);
-  if (url.origin !== server.base || response.status !== 200) return url;
-  const html = await response.text();
-  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
-  expect(html).toContain('/oauth2/logout/confirm');
-  const confirm = await browser.request('/oauth2/logout/confirm', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ xsrf: xsrf!, logout: 'yes' }),
-  });
-  return (await browser.follow(confirm.headers.get('location')!)).url;
+  const { url, posted } = await browser.followThroughForms(path);
+  expect(posted).toEqual(['/oauth2/logout/confirm']);
+  return url;
 }
 
 async function codeFrom(browser: BrowserLike, authorization: Authorization): Promise<URL> {
