@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
 
 /** A code is valid 10 minutes and allows 5 wrong tries per login session. */
@@ -19,13 +19,16 @@ const failuresKey = (sessionId: string) => `login:${sessionId}:otp-failures`;
 
 export const emailCodeKeys = (sessionId: string): string[] => [codeKey(sessionId), failuresKey(sessionId)];
 
-const macKeys = new WeakMap<Buffer, Buffer>();
+const macKeys = new WeakMap<Buffer, KeyObject>();
 
-/** A key of its own, derived from ENCRYPTION_KEY, so codes share no key with cookies or seeds. */
-function macKey(ctx: CodeContext): Buffer {
+/**
+ * A key of its own, derived from ENCRYPTION_KEY, so codes share no key with cookies or seeds. A
+ * KeyObject: createHmac checks a Buffer key's type the slow way on every call.
+ */
+function macKey(ctx: CodeContext): KeyObject {
   let key = macKeys.get(ctx.config.encryptionKey);
   if (!key) {
-    key = Buffer.from(hkdfSync('sha256', ctx.config.encryptionKey, Buffer.alloc(0), 'nyckel email code v1', 32));
+    key = createSecretKey(Buffer.from(hkdfSync('sha256', ctx.config.encryptionKey, Buffer.alloc(0), 'nyckel email code v1', 32)));
     macKeys.set(ctx.config.encryptionKey, key);
   }
   return key;
