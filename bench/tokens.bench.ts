@@ -11,6 +11,10 @@
  * - The bare oidc-provider (bench/tokens-bare-server.ts) has the default in-memory adapter, a
  *   static client and a trivial findAccount, with the same grants, lifetimes, PKCE, refresh-token
  *   rotation and ES256 ID tokens.
+ * - In the production setup a second baseline runs beside them: the same bare provider on Redis,
+ *   through the plainest adapter (bench/plain-redis-adapter.ts). Its ratio to the in-memory one
+ *   is what keeping the state in Redis costs the library by itself, the ceiling any Redis-backed
+ *   deployment of it works under.
  * - Codes are minted by each server with its own provider models over IPC, between timed runs.
  *   Refresh grants run in chains that rotate the refresh token each time, as clients do, over
  *   many grants (fresh chains each round, exchanged from codes before the timed run).
@@ -69,11 +73,11 @@ function buildServers(): void {
 }
 
 /** Starts a server process (compiled `file`, a bench/*.ts) and speaks its IPC protocol (bench/tokens-shared.ts). */
-async function startSide(name: string, file: string, nodeOptions: string[] = []): Promise<Side> {
+async function startSide(name: string, file: string, nodeOptions: string[] = [], env: Record<string, string> = {}): Promise<Side> {
   const child = fork(join(buildDir, file.replace(/\.ts$/, '.js')), [], {
     // Not this process's flags: they may be Node's type stripping options, which the compiled servers do without.
     execArgv: nodeOptions,
-    env: { ...process.env },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = new Map<number, (reply: Reply) => void>();
@@ -254,22 +258,25 @@ async function refreshRound(side: Side, budget: number): Promise<Sample[]> {
 
 interface SideBySide {
   rates: Map<Side, Rate>;
-  /** Per round, the first side's rate over the second's, as the rounds ran: how much the ratio moves within one run. */
-  roundRatios: number[];
+  /** Per side, per round, its rate over the baseline's, as the rounds ran: how much a ratio moves within one run. */
+  roundRatios: Map<Side, number[]>;
 }
 
-/** The sides alternate in short rounds, so both see the same background load on a shared machine. */
-async function sideBySide([ours, theirs]: [Side, Side], round: (side: Side, budget: number) => Promise<Sample[]>): Promise<SideBySide> {
-  const samples = new Map<Side, Sample[]>([
-    [ours, []],
-    [theirs, []],
-  ]);
-  const roundRatios: number[] = [];
+/**
+ * The sides take turns in short rounds, in the opposite order every other round, so all see the
+ * same background load on a shared machine. The first side is the baseline of the round ratios.
+ */
+async function sideBySide(sides: Side[], round: (side: Side, budget: number) => Promise<Sample[]>): Promise<SideBySide> {
+  const baseline = sides[0]!;
+  const samples = new Map<Side, Sample[]>(sides.map((side) => [side, []]));
+  const roundRatios = new Map<Side, number[]>(sides.map((side) => [side, []]));
   for (let i = 0; i < rounds; i += 1) {
     const thisRound = new Map<Side, Sample[]>();
-    for (const side of i % 2 === 0 ? [theirs, ours] : [ours, theirs]) thisRound.set(side, await round(side, seconds / rounds));
-    for (const [side, list] of thisRound) samples.get(side)!.push(...list);
-    roundRatios.push(rate(thisRound.get(ours)!).perSecond / rate(thisRound.get(theirs)!).perSecond);
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) thisRound.set(side, await round(side, seconds / rounds));
+    for (const [side, list] of thisRound) {
+      samples.get(side)!.push(...list);
+      roundRatios.get(side)!.push(rate(list).perSecond / rate(thisRound.get(baseline)!).perSecond);
+    }
   }
   return { rates: new Map([...samples].map(([side, list]) => [side, rate(list)])), roundRatios };
 }
@@ -295,8 +302,12 @@ function memoryOf(side: Side): { rssMb: number; peakMb: number } {
 const nyckelOptions = [...productionNodeFlags, ...(process.env.BENCH_NYCKEL_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
 const bareOptions = (process.env.BENCH_BARE_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 buildServers();
-const [bare, nyckel] = await Promise.all([startSide('bare oidc-provider', 'tokens-bare-server.ts', bareOptions), startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions)]);
-const sides = [bare, nyckel];
+const [bare, nyckel, bareOnRedis] = await Promise.all([
+  startSide('bare oidc-provider', 'tokens-bare-server.ts', bareOptions),
+  startSide('Nyckel', 'tokens-nyckel-server.ts', nyckelOptions),
+  ...(production ? [startSide('bare on Redis', 'tokens-bare-server.ts', bareOptions, { BENCH_BARE_STORE: 'redis' })] : []),
+]);
+const sides = [bare, nyckel, ...(bareOnRedis ? [bareOnRedis] : [])];
 const ready = memoryOf(nyckel);
 
 // Warm both sides (JIT, connection pools, key import) before measuring.
@@ -306,8 +317,8 @@ for (const side of sides) {
 }
 const warm = new Map(sides.map((side) => [side, memoryOf(side)]));
 
-const codeRun = await sideBySide([nyckel, bare], codeExchangeRound);
-const refreshRun = await sideBySide([nyckel, bare], refreshRound);
+const codeRun = await sideBySide(sides, codeExchangeRound);
+const refreshRun = await sideBySide(sides, refreshRound);
 const codes = codeRun.rates;
 const refreshes = refreshRun.rates;
 const memory = new Map(sides.map((side) => [side, memoryOf(side)]));
@@ -317,7 +328,7 @@ const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 const n = (x: number) => x.toFixed(0).padStart(8);
 const scopeNote = production ? 'production setup: the targets apply' : 'embedded setup, for comparison: the targets apply to PostgreSQL + Redis';
 
-console.log(`tokens bench: ${nyckel.description} vs ${bare.description}`);
+console.log(`tokens bench: ${nyckel.description} vs ${bare.description}${bareOnRedis ? ` and ${bareOnRedis.description}` : ''}`);
 console.log(
   `  each server in its own process, HTTP client in the parent (keep-alive, concurrency ${concurrency}); ` +
     `${seconds}s per side per grant in ${rounds} alternating rounds; ${scopeNote}`,
@@ -334,8 +345,17 @@ const ours = { codes: codes.get(nyckel)!, refresh: refreshes.get(nyckel)! };
 const codeRatio = ours.codes.perSecond / codes.get(bare)!.perSecond;
 const refreshRatio = ours.refresh.perSecond / refreshes.get(bare)!.perSecond;
 const peakMb = memory.get(nyckel)!.peakMb;
-console.log(`  Nyckel/bare, code exchanges: ${pct(codeRatio)} (target ≥ 70%) ${mark(codeRatio >= 0.7)}; ${spread(codeRun.roundRatios)}`);
-console.log(`  Nyckel/bare, refresh grants: ${pct(refreshRatio)} (target ≥ 70%) ${mark(refreshRatio >= 0.7)}; ${spread(refreshRun.roundRatios)}`);
+console.log(`  Nyckel/bare, code exchanges: ${pct(codeRatio)} (target ≥ 70%) ${mark(codeRatio >= 0.7)}; ${spread(codeRun.roundRatios.get(nyckel)!)}`);
+console.log(`  Nyckel/bare, refresh grants: ${pct(refreshRatio)} (target ≥ 70%) ${mark(refreshRatio >= 0.7)}; ${spread(refreshRun.roundRatios.get(nyckel)!)}`);
+if (bareOnRedis) {
+  const onRedis = { codes: codes.get(bareOnRedis)!, refresh: refreshes.get(bareOnRedis)! };
+  const of = (x: Rate, y: Rate) => `${pct(x.perSecond / y.perSecond)} (per CPU-second ${pct(x.perCpuSecond / y.perCpuSecond)})`;
+  console.log(
+    `  bare on Redis/bare, what Redis costs the library by itself: code exchanges ${of(onRedis.codes, codes.get(bare)!)}; ${spread(codeRun.roundRatios.get(bareOnRedis)!)}; ` +
+      `refresh grants ${of(onRedis.refresh, refreshes.get(bare)!)}; ${spread(refreshRun.roundRatios.get(bareOnRedis)!)}`,
+  );
+  console.log(`  Nyckel/bare on Redis: code exchanges ${of(ours.codes, onRedis.codes)}; refresh grants ${of(ours.refresh, onRedis.refresh)}`);
+}
 console.log(
   `  Nyckel refresh grants per core (per CPU-second of the Nyckel server process): ${ours.refresh.perCpuSecond.toFixed(0)} ` +
     `(target ≥ 1,500) ${mark(ours.refresh.perCpuSecond >= 1500)}`,
