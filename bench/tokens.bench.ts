@@ -310,7 +310,7 @@ const [bare, nyckel, bareOnRedis] = await Promise.all([
 const sides = [bare, nyckel, ...(bareOnRedis ? [bareOnRedis] : [])];
 const ready = memoryOf(nyckel);
 
-// Warm both sides (JIT, connection pools, key import) before measuring.
+// Warm every side (JIT, connection pools, key import) before measuring.
 for (const side of sides) {
   const codes = await mint(side, 100);
   for (const code of codes) await refresh(side, (await exchange(side, code)).refresh_token);
