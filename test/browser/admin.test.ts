@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
@@ -11,6 +12,7 @@ import { t } from './texts.ts';
  * the portal's own catalogues, so a copy change moves the test with it.
  */
 const h = useBrowserHarness();
+const PASSWORD = 'Correct-Horse-42!';
 
 let counter = 0;
 const unique = (name: string) => `${name}${(counter += 1)}`;
@@ -28,15 +30,16 @@ function signCookie(value: string, secret: string): string {
  * a session whose amr proves a second factor; driving /login through password and TOTP is the sign-in
  * journeys' job, so this creates the portal session directly in the store (amr pwd + otp + mfa) and
  * hands the browser the signed `nyckel_session` cookie, exactly as the server would set it.
+ * `amr: ['pwd']` makes a password-only sign-in instead.
  */
-async function signInAsOperator(page: Page): Promise<{ email: string }> {
+async function signInAsOperator(page: Page, amr = ['pwd', 'otp', 'mfa']): Promise<{ email: string; accountId: string }> {
   const email = `${unique('operator')}@example.test`;
-  const accountId = await createAccount(h.server.ctx.db, { email, name: 'Olle Operator' });
+  const accountId = await createAccount(h.server.ctx.db, { email, name: 'Olle Operator', password: PASSWORD });
   await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
   const session = await createPortalSession(h.server.ctx, {
     account_id: accountId,
     email,
-    amr: ['pwd', 'otp', 'mfa'],
+    amr,
     auth_time: Math.floor(Date.now() / 1000),
     ip: null,
     user_agent: null,
@@ -46,10 +49,11 @@ async function signInAsOperator(page: Page): Promise<{ email: string }> {
   await page.context().addCookies([
     { name: portalCookieName, value: encodeURIComponent(signCookie(session.id, secret)), url: h.base, httpOnly: true, sameSite: 'Lax' },
   ]);
-  return { email };
+  return { email, accountId };
 }
 
 const heading = (page: Page, key: string) => page.getByRole('heading', { name: t.en(key), exact: true });
+const signInLink = (page: Page) => page.getByRole('link', { name: t.en('admin.sign_in'), exact: true });
 
 describe('console access', () => {
   it('an anonymous visit to /admin/accounts?x=1 lands on /admin?from=%2Fadmin%2Faccounts%3Fx%3D1', async () => {
@@ -59,6 +63,8 @@ describe('console access', () => {
     const url = new URL(page.url());
     expect(url.search).toBe('?from=%2Fadmin%2Faccounts%3Fx%3D1');
     await heading(page, 'admin.signin_required').waitFor();
+    await page.getByText(t.en('admin.signin_body'), { exact: true }).waitFor();
+    expect(await signInLink(page).getAttribute('href')).toBe('/login');
     // "Try again" returns to where the visitor was.
     expect(await page.getByRole('link', { name: t.en('admin.retry'), exact: true }).getAttribute('href')).toBe('/admin/accounts?x=1');
     await h.shot('admin-signin-required');
@@ -75,6 +81,37 @@ describe('console access', () => {
     await page.goto('/admin/invoice');
     await page.waitForURL((url) => url.pathname === '/admin' && url.searchParams.get('from') === '/admin/invoice');
     await heading(page, 'admin.signin_required').waitFor();
+    await page.getByText(t.en('admin.signin_body'), { exact: true }).waitFor();
+    expect(await signInLink(page).getAttribute('href')).toBe('/login');
+  });
+
+  it('an operator signed in with the password alone is told a second factor is needed, and signs in with it back to the page', async () => {
+    const { page } = h;
+    const { email, accountId } = await signInAsOperator(page, ['pwd']);
+    const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+    await h.server.ctx.db('credentials').insert({ account_id: accountId, type: 'totp', secret: h.server.ctx.secretBox.seal(secret) });
+
+    await page.goto('/admin/invoice');
+    await page.waitForURL((url) => url.pathname === '/admin' && url.searchParams.get('second_factor') === '1');
+    expect(new URL(page.url()).searchParams.get('from')).toBe('/admin/invoice');
+    await heading(page, 'admin.signin_required').waitFor();
+    await page.getByText(t.en('admin.signin_second_factor'), { exact: true }).waitFor();
+    expect(await page.getByText(t.en('admin.signin_body'), { exact: true }).count()).toBe(0);
+    expect(await signInLink(page).getAttribute('href')).toBe('/login?second_factor=1&return_to=%2Fadmin%2Finvoice');
+    await h.shot('admin-signin-second-factor');
+
+    // /login says what to do (no passkey on this account: password, then the code) and returns here.
+    await signInLink(page).click();
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).fill(email);
+    await page.getByRole('button', { name: t.en('login.start.submit'), exact: true }).click();
+    await page.getByText(t.en('login.credentials.second_factor'), { exact: true }).waitFor();
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    const step = Math.floor(h.server.ctx.now().getTime() / 30_000);
+    await page.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(await generate({ secret, epoch: step * 30 }));
+    await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/admin/invoice');
+    await heading(page, 'admin.invoice').waitFor();
   });
 });
 

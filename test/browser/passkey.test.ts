@@ -163,6 +163,47 @@ describe('passkeys in the browser', () => {
     expect(await ctx.db('credentials').where({ account_id: accountId, type: 'webauthn' })).toEqual([]);
   });
 
+  it('tells an operator signed in with the password to use the passkey, focuses it, and returns to the profile', async () => {
+    const { email, accountId, tenantName } = await personWithTenant('olga');
+    await addVirtualAuthenticator(page);
+    const password = page.getByLabel(t.en('login.credentials.password'), { exact: true });
+    const signInWithPassword = async () => {
+      await startSignIn(page, email);
+      await password.fill(PASSWORD);
+      await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+      await expectTenantSelection(page, tenantName);
+    };
+
+    // The passkey is added while the account is no operator yet; then it becomes one.
+    await signInWithPassword();
+    await page.goto('/profile');
+    await passkeysRegion(page).getByRole('button', { name: t.en('passkey.profile.add'), exact: true }).click();
+    await passkeysRegion(page).getByText(t.en('passkey.profile.added'), { exact: true }).waitFor();
+    await ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
+
+    // Signed in again with the password alone: changing sign-in methods needs the second factor.
+    await context.clearCookies();
+    await signInWithPassword();
+    await page.goto('/profile');
+    await passkeysRegion(page).getByRole('button', { name: t.en('passkey.profile.add'), exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: t.en('profile.reauth.second_factor_body') }).waitFor();
+    expect(await page.getByText(t.en('profile.reauth.body'), { exact: true }).count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS_DIR, 'passkey-operator-reauth.png'), fullPage: true });
+
+    // /login asks for the passkey (focused) rather than the password that was just refused.
+    await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('second_factor') === '1' && url.searchParams.get('return_to') === '/profile');
+    await page.getByText(t.en('login.credentials.second_factor_passkey'), { exact: true }).waitFor();
+    await expect.poll(() => passkeyButton(page).evaluate((button) => button === document.activeElement)).toBe(true);
+    await password.waitFor();
+    await page.screenshot({ path: join(SHOTS_DIR, 'passkey-operator-login.png'), fullPage: true });
+    await passkeyButton(page).click();
+    await page.waitForURL((url) => url.pathname === '/profile');
+
+    // Signed in with the passkey, the authenticator app can be set up.
+    await page.goto('/profile/credentials/totp/setup');
+    await page.getByRole('group', { name: t.en('profile.totp.secret_label'), exact: true }).locator('code').waitFor();
+  });
+
   it('hides the passkey button in a browser without WebAuthn and keeps the password form', async () => {
     const { email, accountId } = await personWithTenant('nils');
     await ctx.db('credentials').insert({ account_id: accountId, type: 'webauthn', subject: `browserless-${counter}`, public_key: Buffer.alloc(32) });

@@ -17,6 +17,8 @@ afterAll(async () => {
   await t?.close();
 });
 
+const SECOND_FACTOR_MSG = 'Sign in again with your passkey, or with your password and authenticator code, to change how you sign in';
+
 /** An admin operator whose only second factor is a passkey, registered while they had none. */
 async function passkeyOnlyAdmin() {
   const account = await createTotpAccount(t.ctx, { totp: 0, operator: true });
@@ -28,7 +30,7 @@ async function passkeyOnlyAdmin() {
 }
 
 describe("an operator's second factors", () => {
-  it('cannot be added from a password-only session: no TOTP secret, no passkey, no console', async () => {
+  it('cannot be added from a password-only session: no TOTP secret, no passkey, no console (403 operator/mfa-required)', async () => {
     const { account } = await passkeyOnlyAdmin();
     const byPassword = t.agent();
     await signIn(t.ctx, byPassword, account);
@@ -37,7 +39,8 @@ describe("an operator's second factors", () => {
       await byPassword.get('/auth/qrcode'),
       await byPassword.post('/auth/passkeys/options').send({}),
     ]) {
-      expect([res.status, errorType(res)]).toEqual([403, 'reauthentication_required']);
+      // Not reauthentication_required: signing in again with the password alone would not help.
+      expect([res.status, res.body]).toEqual([403, { detail: [{ type: 'operator/mfa-required', msg: SECOND_FACTOR_MSG }] }]);
     }
     expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'totp' })).toHaveLength(0);
     expect(errorType(await byPassword.get('/api/operator'))).toBe('operator/mfa-required');
@@ -60,7 +63,7 @@ describe("an operator's second factors", () => {
     const byPassword = t.agent();
     await signIn(t.ctx, byPassword, account);
     const res = await byPassword.delete(`/auth/passkeys/${(extra as { id: string }).id}`);
-    expect([res.status, errorType(res)]).toEqual([403, 'reauthentication_required']);
+    expect([res.status, errorType(res)]).toEqual([403, 'operator/mfa-required']);
     expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'webauthn' })).toHaveLength(2);
   });
 

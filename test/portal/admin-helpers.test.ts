@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../portal/src/api/client.ts';
-import { consoleErrorKind } from '../../portal/src/admin/admin-auth.ts';
+import { consoleErrorKind, needsSecondFactor } from '../../portal/src/admin/admin-auth.ts';
 import { capCount } from '../../portal/src/admin/count-badge.ts';
 import { failureText } from '../../portal/src/admin/failure-text.ts';
 import { moveHighlight } from '../../portal/src/admin/highlight.ts';
@@ -116,6 +116,15 @@ describe('what a failed console call means', () => {
     ['not an API error', new Error('boom'), 'read', 'other'],
   ] as const)('%s → %s', (_name, error, mode, kind) => {
     expect(consoleErrorKind(error, mode)).toBe(kind);
+  });
+
+  it.each([
+    ['403 mfa-required', apiError(403, 'operator/mfa-required'), true],
+    ['403 not an operator', apiError(403, 'forbidden'), false],
+    ['401', apiError(401, 'unauthorized'), false],
+    ['not an API error', new Error('operator/mfa-required'), false],
+  ] as const)('the sign-in notice asks for a second factor after %s: %s', (_name, error, asked) => {
+    expect(needsSecondFactor(error)).toBe(asked);
   });
 
   it('a role refusal adds why to the failure message', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LoginSessionResponse } from '../../portal/src/api/types.ts';
-import { adminSignInUrl, safeAdminReturn } from '../../portal/src/admin/admin-auth.ts';
+import { adminLoginUrl, adminSignInUrl, safeAdminReturn } from '../../portal/src/admin/admin-auth.ts';
 import { doneTarget, sameOriginPath } from '../../portal/src/login/done-target.ts';
+import { asksSecondFactor } from '../../portal/src/login/second-factor.ts';
 import { hasPasswordCredential, linkableProviders, providerLinkUrl, providerSignInUrl, signInProviders, singleProvider } from '../../portal/src/login/providers.ts';
 import { daysSinceAccess, parseAccessedTenants, recordAccess, sortTenants } from '../../portal/src/login/tenants.ts';
 
@@ -23,6 +24,12 @@ describe('where Done goes', () => {
     ['user → tenants', done(), 'lang=sv', '/login/select-tenant'],
   ])('%s', (_name, session, search, target) => {
     expect(doneTarget(session, search, origin)).toBe(target);
+  });
+
+  it('asks for a second factor only on second_factor=1', () => {
+    expect(asksSecondFactor(new URLSearchParams('email=a%40b.se&second_factor=1'))).toBe(true);
+    expect(asksSecondFactor(new URLSearchParams('second_factor=0'))).toBe(false);
+    expect(asksSecondFactor(new URLSearchParams('email=a%40b.se'))).toBe(false);
   });
 
   it('rejects non-http URLs', () => {
@@ -89,6 +96,24 @@ describe('admin sign-in redirect', () => {
   it('carries the URL-encoded path and query', () => {
     expect(adminSignInUrl('/admin/accounts', '?q=ann')).toBe('/admin?from=%2Fadmin%2Faccounts%3Fq%3Dann');
     expect(adminSignInUrl('/admin/invoice', '')).toBe('/admin?from=%2Fadmin%2Finvoice');
+  });
+
+  it('says when the refusal was a missing second factor', () => {
+    expect(adminSignInUrl('/admin/accounts', '?q=ann', true)).toBe('/admin?from=%2Fadmin%2Faccounts%3Fq%3Dann&second_factor=1');
+  });
+
+  it.each([
+    ['no operator access: a plain sign-in', '/admin/invoice', false, '/login'],
+    ['a second factor: asked for, and back to the console page', '/admin/accounts?q=ann', true, '/login?second_factor=1&return_to=%2Fadmin%2Faccounts%3Fq%3Dann'],
+    ['a second factor, from no console path: no return_to', 'https://evil.example', true, '/login?second_factor=1'],
+    ['a second factor, from a path /login would not follow', '/admin/x y', true, '/login?second_factor=1'],
+  ])('the Sign in link for %s', (_name, from, secondFactor, url) => {
+    expect(adminLoginUrl(from, secondFactor)).toBe(url);
+  });
+
+  it('its return_to is one /login follows when done', () => {
+    const query = new URL(adminLoginUrl('/admin/tokens/a%40b.se/42?x=1', true), origin).searchParams;
+    expect(doneTarget(done(), `?${query.toString()}`, origin)).toBe('/admin/tokens/a%40b.se/42?x=1');
   });
 
   it('returns only to console paths', () => {

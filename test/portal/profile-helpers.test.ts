@@ -119,7 +119,8 @@ describe('failed profile calls', () => {
     ['no session', error(401, 'unauthorized'), { kind: 'signed-out' }],
     ['401 without a body', error(401), { kind: 'signed-out' }],
     ['a wrong code is not a lost session', error(401, 'totp/invalid'), { kind: 'rejected', status: 401, type: 'totp/invalid' }],
-    ['stale sign-in', error(403, 'reauthentication_required'), { kind: 'reauth' }],
+    ['stale sign-in', error(403, 'reauthentication_required'), { kind: 'reauth', reason: 'recent-sign-in' }],
+    ['an operator signed in without a second factor', error(403, 'operator/mfa-required'), { kind: 'reauth', reason: 'second-factor' }],
     ['another 403', error(403, 'cross_site_request'), { kind: 'rejected', status: 403, type: 'cross_site_request' }],
     ['no answer', error(0, 'network_error'), { kind: 'network' }],
     ['service down', error(503), { kind: 'network' }],
@@ -134,6 +135,7 @@ describe('failed profile calls', () => {
     [error(401, 'totp/invalid'), 'invalid'],
     [error(409, 'totp/no-pending'), 'expired'],
     [error(403, 'reauthentication_required'), 'reauth'],
+    [error(403, 'operator/mfa-required'), 'reauth'],
     [error(401, 'unauthorized'), 'signed-out'],
     [error(429, 'too_many_requests'), 'too-many'],
     [error(0, 'network_error'), 'network'],
@@ -146,6 +148,12 @@ describe('failed profile calls', () => {
     expect(reauthUrl('anna+test@example.com')).toBe('/login?email=anna%2Btest%40example.com&return_to=%2Fprofile');
     const query = new URLSearchParams(reauthUrl('anna+test@example.com', '/profile/credentials/totp/setup').split('?')[1]);
     expect([query.get('email'), query.get('return_to')]).toEqual(['anna+test@example.com', '/profile/credentials/totp/setup']);
+    expect(query.has('second_factor')).toBe(false);
+  });
+
+  it('asks the login page for a second factor when the change needs one', () => {
+    const query = new URLSearchParams(reauthUrl('olle@example.com', '/profile', 'second-factor').split('?')[1]);
+    expect(Object.fromEntries(query)).toEqual({ email: 'olle@example.com', return_to: '/profile', second_factor: '1' });
   });
 });
 

@@ -1,11 +1,29 @@
 import { useCallback } from 'react';
 import { useLocation } from 'wouter';
 import { isApiError } from '../api/client.ts';
+import { localPath } from '../login/done-target.ts';
+import { SECOND_FACTOR_PARAM } from '../login/second-factor.ts';
 
-/** Spec section 2: /admin?from=<URL-encoded path + query> after a 401 or 403. */
-export function adminSignInUrl(pathname: string, search: string): string {
+/**
+ * Spec section 2: /admin?from=<URL-encoded path + query> after a 401 or 403; `second_factor=1`
+ * added when the refusal was operator/mfa-required, so the notice can say what sign-in is needed.
+ */
+export function adminSignInUrl(pathname: string, search: string, secondFactor = false): string {
   const query = search === '' || search.startsWith('?') ? search : `?${search}`;
-  return `/admin?from=${encodeURIComponent(`${pathname}${query}`)}`;
+  const flag = secondFactor ? `&${SECOND_FACTOR_PARAM}=1` : '';
+  return `/admin?from=${encodeURIComponent(`${pathname}${query}`)}${flag}`;
+}
+
+/**
+ * The notice's Sign in link. Without a second factor in the session, the password alone would be
+ * refused again: /login asks for the passkey or the authenticator code, then returns to `from`.
+ */
+export function adminLoginUrl(from: string | null, secondFactor: boolean): string {
+  if (!secondFactor) return '/login';
+  const query = new URLSearchParams({ [SECOND_FACTOR_PARAM]: '1' });
+  const back = localPath(safeAdminReturn(from));
+  if (back) query.set('return_to', back);
+  return `/login?${query.toString()}`;
 }
 
 /** The `from` value to return to, only when it is a console path (never an open redirect). */
@@ -16,6 +34,11 @@ export function safeAdminReturn(from: string | null): string | null {
 
 /** 403 type: the operator signed in without a second factor in this session. */
 export const MFA_REQUIRED = 'operator/mfa-required';
+
+/** Whether a console call was refused for want of a second factor in this sign-in. */
+export function needsSecondFactor(error: unknown): boolean {
+  return isApiError(error) && error.status === 403 && error.type === MFA_REQUIRED;
+}
 
 /**
  * What a failed console call means:
@@ -44,7 +67,7 @@ export function useAdminErrorHandler(): (error: unknown, mode?: 'read' | 'action
   return useCallback(
     (error: unknown, mode: 'read' | 'action' = 'read') => {
       if (consoleErrorKind(error, mode) !== 'sign-in') return false;
-      navigate(`~${adminSignInUrl(window.location.pathname, window.location.search)}`, { replace: true });
+      navigate(`~${adminSignInUrl(window.location.pathname, window.location.search, needsSecondFactor(error))}`, { replace: true });
       return true;
     },
     [navigate],

@@ -2,8 +2,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Route, Switch, useLocation, useSearch } from 'wouter';
 import { LanguageSwitcher } from '../components/language-switcher.tsx';
+import { asksSecondFactor } from '../login/second-factor.ts';
 import { AccountsPage } from './accounts/accounts-page.tsx';
-import { safeAdminReturn } from './admin-auth.ts';
+import { adminLoginUrl, safeAdminReturn } from './admin-auth.ts';
 import { useDarkMode } from './dark-mode.ts';
 import { ImpersonationProvider } from './impersonation/impersonation.tsx';
 import { InvoicePage } from './invoice/invoice-page.tsx';
@@ -42,7 +43,8 @@ function decodeParam(value: string | undefined): string {
 export function AdminShell() {
   const { t } = useTranslation();
   const [path] = useLocation();
-  const from = new URLSearchParams(useSearch()).get('from');
+  const query = new URLSearchParams(useSearch());
+  const from = query.get('from');
   const [collapsed, setCollapsed] = useState(false);
   const [dark, setDark] = useDarkMode();
 
@@ -94,7 +96,7 @@ export function AdminShell() {
           <OperatorProvider enabled={from === null}>
             <ToastProvider>
               {from !== null ? (
-                <SignInRequired from={from} />
+                <SignInRequired from={from} secondFactor={asksSecondFactor(query)} />
               ) : (
                 <ImpersonationProvider>
                   <AdminRoutes />
@@ -127,16 +129,19 @@ function AdminRoutes() {
   );
 }
 
-/** Shown at /admin?from=…: the session has no operator access (401/403 on a console call). */
-function SignInRequired({ from }: { from: string }) {
+/**
+ * Shown at /admin?from=…: the session has no operator access (401/403 on a console call), or,
+ * with second_factor=1, an operator's sign-in proved no second factor (403 operator/mfa-required).
+ */
+function SignInRequired({ from, secondFactor }: { from: string; secondFactor: boolean }) {
   const { t } = useTranslation();
   const back = safeAdminReturn(from);
   return (
     <section className="admin-page">
       <h1 id="admin-signin-title">{t('admin.signin_required')}</h1>
-      <p>{t('admin.signin_body')}</p>
+      <p>{secondFactor ? t('admin.signin_second_factor') : t('admin.signin_body')}</p>
       <div className="actions">
-        <a className="btn btn-primary" href="/login">
+        <a className="btn btn-primary" href={adminLoginUrl(from, secondFactor)}>
           {t('admin.sign_in')}
         </a>
         {back && (

@@ -7,6 +7,7 @@ import { AuthLayout } from '../components/auth-layout.tsx';
 import { doneTarget, SELECT_TENANT_PATH } from './done-target.ts';
 import { RESTART_DELAY_MS } from './error-messages.ts';
 import { useLoginFlow, type LoginFlow } from './login-flow.ts';
+import { asksSecondFactor } from './second-factor.ts';
 import { CreateCredentialStep } from './steps/create-credential-step.tsx';
 import { CredentialsStep } from './steps/credentials-step.tsx';
 import { MfaStep, TotpResetStep } from './steps/mfa-step.tsx';
@@ -16,7 +17,8 @@ import { StartStep } from './steps/start-step.tsx';
 
 /**
  * /login. Query: mode (refresh = compact), session_id, email (starts at once), client_id (OAuth
- * authorize flow), type, error, lang (hides the language selector).
+ * authorize flow), type, error, lang (hides the language selector), return_to (done-target.ts),
+ * second_factor (second-factor.ts).
  */
 export function LoginPage() {
   const { t } = useTranslation();
@@ -83,7 +85,7 @@ function Step({ flow, title, search, query }: StepProps) {
     case 'OTPRequired':
       return <OtpStep flow={flow} />;
     case 'CredentialsRequired':
-      return <CredentialsStep flow={flow} title={title} allowAutoRedirect={!query.has('error')} />;
+      return <CredentialsStep flow={flow} title={title} allowAutoRedirect={!query.has('error')} secondFactor={asksSecondFactor(query)} />;
     case 'MfaRequired':
       return <MfaStep flow={flow} />;
     case 'TOTPResetRequired':

@@ -45,7 +45,7 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
   const fail = (error: unknown) => {
     const failure = profileFailure(error);
     if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
-    if (failure.kind === 'reauth') return reauth.require();
+    if (failure.kind === 'reauth') return reauth.require(failure.reason);
     const problem = passkeyProblem(error);
     if (problem) return setMessage({ kind: 'error', key: PASSKEY_PROBLEM_KEYS[problem] });
     if (failure.kind === 'rejected' && failure.status === 404) passkeys.reload();
@@ -131,7 +131,7 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
       ) : (
         <p className="muted">{t('passkey.profile.unsupported')}</p>
       )}
-      {reauth.required && <ReauthNotice email={email} />}
+      {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
       {message?.kind === 'notice' && <Notice message={t(message.key)} />}
       {message?.kind === 'error' && <ErrorAlert message={t(message.key)} />}
     </section>

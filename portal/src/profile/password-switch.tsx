@@ -44,7 +44,7 @@ export function PasswordSwitch({ email, isUser, credentials, onChanged }: Passwo
   const fail = (error: unknown, otherwise: Outcome) => {
     const failure = profileFailure(error);
     if (failure.kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
-    else if (failure.kind === 'reauth') reauth.require();
+    else if (failure.kind === 'reauth') reauth.require(failure.reason);
     else setOutcome(otherwise);
   };
 
@@ -121,7 +121,7 @@ export function PasswordSwitch({ email, isUser, credentials, onChanged }: Passwo
           onCancel={cancel}
         />
       )}
-      {reauth.required && <ReauthNotice email={email} />}
+      {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
       {outcome === 'deleted' && <Notice message={t('success.credential_deleted')} />}
       {outcome === 'link-sent' && <Notice message={t('profile.password.link_sent', { email })} />}
       <ErrorAlert message={outcome === 'failed' ? t('errors.failed_to_remove_auth_method') : outcome === 'link-failed' ? t('profile.password.link_failed') : null} />

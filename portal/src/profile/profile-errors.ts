@@ -1,16 +1,30 @@
+import { SECOND_FACTOR_PARAM } from '../login/second-factor.ts';
+
 /**
  * What a failed profile call means for the page. The server's `type` decides; the portal never
  * guesses from the status alone except where the contract gives no type.
  * - signed-out: the session is gone (401 other than a wrong code) → /login;
- * - reauth: the change needs a sign-in within the last 5 minutes → /login?email=…&return_to=…;
+ * - reauth: the change needs a new sign-in → /login?email=…&return_to=…, for a `reason`:
+ *   - `recent-sign-in` (403 reauthentication_required): one within the last 5 minutes, any method;
+ *   - `second-factor` (403 operator/mfa-required): an operator's sign-in methods change only from a
+ *     sign-in that proved a second factor (passkey, or password and authenticator code). Told apart
+ *     because the password alone would be refused again, and the person would go round in circles.
  * - network: no answer, or the service is down;
  * - rejected: the server refused this one call (its `type` says why).
  */
 export type ProfileFailure =
   | { kind: 'signed-out' }
-  | { kind: 'reauth' }
+  | { kind: 'reauth'; reason: ReauthReason }
   | { kind: 'network' }
   | { kind: 'rejected'; status: number; type: string | undefined };
+
+export type ReauthReason = 'recent-sign-in' | 'second-factor';
+
+/** 403 types that send the person to sign in again, and why. */
+const REAUTH_TYPES = new Map<string | undefined, ReauthReason>([
+  ['reauthentication_required', 'recent-sign-in'],
+  ['operator/mfa-required', 'second-factor'],
+]);
 
 /** 401 answers that are about the submitted code, not about the session. */
 const CODE_TYPES = new Set(['totp/invalid']);
@@ -28,17 +42,21 @@ export function profileFailure(error: unknown): ProfileFailure {
   if (!isErrorLike(error)) return { kind: 'rejected', status: 0, type: undefined };
   const type = error.detail[0]?.type;
   if (error.status === 0 || error.status === 503) return { kind: 'network' };
-  if (error.status === 403 && type === 'reauthentication_required') return { kind: 'reauth' };
+  const reason = error.status === 403 ? REAUTH_TYPES.get(type) : undefined;
+  if (reason) return { kind: 'reauth', reason };
   if (error.status === 401 && !(type && CODE_TYPES.has(type))) return { kind: 'signed-out' };
   return { kind: 'rejected', status: error.status, type };
 }
 
 /**
  * Where a person goes to sign in again: the login page, starting at once with their email, and
- * back to `returnTo` (the page they were on) when done.
+ * back to `returnTo` (the page they were on) when done. For a second factor, `second_factor=1`
+ * makes the login page ask for the passkey, or the password and the authenticator code.
  */
-export function reauthUrl(email: string, returnTo = '/profile'): string {
-  return `/login?${new URLSearchParams({ email, return_to: returnTo }).toString()}`;
+export function reauthUrl(email: string, returnTo = '/profile', reason: ReauthReason = 'recent-sign-in'): string {
+  const query = new URLSearchParams({ email, return_to: returnTo });
+  if (reason === 'second-factor') query.set(SECOND_FACTOR_PARAM, '1');
+  return `/login?${query.toString()}`;
 }
 
 export const LOGIN_PATH = '/login';

@@ -35,7 +35,7 @@ export function RememberedDevices({ email, devices }: { email: string; devices: 
     } catch (error) {
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
-      else if (failure.kind === 'reauth') reauth.require();
+      else if (failure.kind === 'reauth') reauth.require(failure.reason);
       else if (failure.kind === 'rejected' && failure.status === 404) devices.reload();
       else setOutcome('failed');
     } finally {
@@ -76,7 +76,7 @@ export function RememberedDevices({ email, devices }: { email: string; devices: 
           ))}
         </ul>
       )}
-      {reauth.required && <ReauthNotice email={email} />}
+      {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
       {outcome === 'forgotten' && <Notice message={t('profile.devices.forgotten')} />}
       {outcome === 'failed' && <ErrorAlert message={t('profile.devices.forget_failed')} />}
     </section>

@@ -46,13 +46,13 @@ function TotpSetup({ user }: { user: UserInfo }) {
   const { t } = useTranslation();
   const setup = useLoad(loadSetup);
   const hadTotp = (user.available_credentials ?? []).some((credential) => credential.type === 'totp');
-  // A secret is only issued to a sign-in of the last 5 minutes: an older one goes through /login
-  // and comes back to this page.
+  // A secret is only issued to a sign-in of the last 5 minutes (for an operator, one that proved a
+  // second factor): any other goes through /login and comes back to this page.
   const { require } = useReauthentication(user.email);
-  const needsReauth = setup.state.status === 'failed' && setup.state.failure.kind === 'reauth';
+  const reauthReason = setup.state.status === 'failed' && setup.state.failure.kind === 'reauth' ? setup.state.failure.reason : null;
   useEffect(() => {
-    if (needsReauth) require();
-  }, [needsReauth, require]);
+    if (reauthReason) require(reauthReason);
+  }, [reauthReason, require]);
 
   if (setup.state.status === 'loading') {
     return (
@@ -61,7 +61,7 @@ function TotpSetup({ user }: { user: UserInfo }) {
       </p>
     );
   }
-  if (needsReauth) return <ReauthNotice email={user.email} />;
+  if (reauthReason) return <ReauthNotice email={user.email} reason={reauthReason} />;
   if (setup.state.status === 'failed') {
     return (
       <>
@@ -196,7 +196,7 @@ function ActivateForm({ email, onExpired }: ActivateFormProps) {
         </p>
       </div>
       <ErrorAlert id={problemId} message={problem ? problemText(problem, t) : null} />
-      {reauth.required && <ReauthNotice email={email} />}
+      {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
       <Button loading={pending} disabled={reauth.required}>
         {t('profile.totp.activate')}
       </Button>

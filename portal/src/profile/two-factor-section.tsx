@@ -59,7 +59,7 @@ export function TwoFactorSection({ email, credentials, onChanged }: TwoFactorSec
     } catch (error) {
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
-      if (failure.kind === 'reauth') reauth.require();
+      if (failure.kind === 'reauth') reauth.require(failure.reason);
       else {
         setOutcome(failure.kind === 'rejected' && failure.type === 'credential/second-factor-required' ? 'kept' : 'failed');
         onChanged();
@@ -111,7 +111,7 @@ export function TwoFactorSection({ email, credentials, onChanged }: TwoFactorSec
           onCancel={cancel}
         />
       )}
-      {reauth.required && <ReauthNotice email={email} />}
+      {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
       {outcome === 'deleted' && <Notice message={t('success.credential_deleted')} />}
       {outcome === 'failed' && <ErrorAlert message={t('errors.failed_to_remove_auth_method')} />}
       {outcome === 'kept' && (

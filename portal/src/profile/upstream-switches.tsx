@@ -65,7 +65,7 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
     } catch (error) {
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
-      if (failure.kind === 'reauth') return reauth.require();
+      if (failure.kind === 'reauth') return reauth.require(failure.reason);
       const last = failure.kind === 'rejected' && failure.type === 'credential/last-sign-in-method';
       setMessage({ kind: 'error', text: t(last ? 'upstream.switches.last_method' : 'errors.failed_to_remove_auth_method') });
     } finally {
@@ -117,7 +117,7 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
           onCancel={() => setConfirming(null)}
         />
       )}
-      {reauth.required && <ReauthNotice email={email} />}
+      {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
       {message?.kind === 'notice' && <Notice message={message.text} />}
       {message?.kind === 'error' && !message.reauth && <ErrorAlert message={message.text} />}
       {message?.reauth && (

@@ -18,9 +18,11 @@ interface CredentialsStepProps {
   title: string;
   /** False when the page was reached with an error (e.g. back from a failed upstream sign-in). */
   allowAutoRedirect: boolean;
+  /** `second_factor=1` in the query: the page that sent the person here needs a second factor. */
+  secondFactor?: boolean;
 }
 
-export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsStepProps) {
+export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor = false }: CredentialsStepProps) {
   const { t } = useTranslation();
   const { state, sessionId } = flow;
   const [password, setPassword] = useState('');
@@ -30,8 +32,10 @@ export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsS
   const providers = credentialButtons(configured);
   const passkey = passkeyOffered(state.session);
   const showPassword = hasPasswordCredential(state.session) || (providers.length === 0 && !passkey);
-  const firstProviderRef = useAutoFocus<HTMLAnchorElement>(!showPassword);
-  const passkeyRef = useAutoFocus<HTMLButtonElement>(!showPassword && providers.length === 0);
+  // Asked for a second factor, the passkey is the one-step way to prove it: it gets the focus.
+  const passkeyFirst = secondFactor && passkey;
+  const firstProviderRef = useAutoFocus<HTMLAnchorElement>(!showPassword && !passkeyFirst);
+  const passkeyRef = useAutoFocus<HTMLButtonElement>(passkeyFirst || (!showPassword && providers.length === 0));
   const only = allowAutoRedirect && !state.error && configured ? singleProvider(state.session, configured) : null;
 
   // A single-provider account goes straight to its provider (spec section 2).
@@ -47,8 +51,14 @@ export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsS
     );
   }
 
+  const intro = secondFactor ? (
+    <p className="alert alert-info" role="note">
+      {passkey ? t('login.credentials.second_factor_passkey') : t('login.credentials.second_factor')}
+    </p>
+  ) : undefined;
+
   return (
-    <StepFrame flow={flow} title={title}>
+    <StepFrame flow={flow} title={title} intro={intro}>
       {(providers.length > 0 || passkey) && (
         <div className="provider-buttons">
           {passkey && <PasskeyButton flow={flow} buttonRef={passkeyRef} />}
@@ -87,7 +97,7 @@ export function CredentialsStep({ flow, title, allowAutoRedirect }: CredentialsS
               type="password"
               name="password"
               autoComplete="current-password"
-              autoFocus
+              autoFocus={!passkeyFirst}
               required
               disabled={state.pending}
               value={password}
