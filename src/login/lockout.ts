@@ -4,8 +4,22 @@ import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { loginErrors } from './login-errors.ts';
 
-/** 10 failed first-factor attempts within 15 minutes lock sign-in for 15 minutes. */
-export const lockoutPolicy = { maxFailures: 10, windowSeconds: 15 * 60, lockSeconds: 15 * 60 } as const;
+/**
+ * 10 failed attempts within 15 minutes lock sign-in for 15 minutes. Each further lock while the
+ * failures go on (nothing succeeds in between) lasts twice the one before, up to a day; and after
+ * 100 failures in a row (NIST SP 800-63B 5.2.2: no more than 100 consecutive failed attempts on
+ * one account) the email stays locked for 30 days, until a password reset ends it. Without them,
+ * 9 guesses per window, for ever, never locked: ~860 a day. Now reaching 100 takes ~3.3 days of
+ * locks, and a sign-in or reset in between starts the run afresh.
+ */
+export const lockoutPolicy = {
+  maxFailures: 10,
+  windowSeconds: 15 * 60,
+  lockSeconds: 15 * 60,
+  maxLockSeconds: 24 * 3600,
+  maxConsecutiveFailures: 100,
+  consecutiveWindowSeconds: 30 * 24 * 3600,
+} as const;
 
 type LockContext = Pick<Context, 'store' | 'db' | 'now'>;
 
@@ -19,6 +33,10 @@ function emailKey(email: string): string {
 }
 const failuresKey = (hashed: string) => `lockout:${hashed}:failures`;
 const lockKey = (hashed: string) => `lockout:${hashed}:until`;
+/** Failures since the last success, over many windows (the 100 cap). */
+const consecutiveKey = (hashed: string) => `lockout:${hashed}:consecutive`;
+/** Locks since the last success (each lasts twice the one before). */
+const locksKey = (hashed: string) => `lockout:${hashed}:locks`;
 
 /** Throws `account_locked` (423) while the email is locked. The lock end is read on ctx.now()'s clock. */
 export async function assertNotLocked(ctx: LockContext, email: string): Promise<void> {
@@ -41,9 +59,9 @@ export interface FailureMeta {
  * fresh window begins when the lock ends.
  */
 export async function recordFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
-  await auditFailure(ctx, email, meta);
+  const consecutive = await countFailure(ctx, email, meta);
   const failures = await ctx.store.incr(failuresKey(emailKey(email)), lockoutPolicy.windowSeconds);
-  if (failures >= lockoutPolicy.maxFailures) await lock(ctx, email, meta);
+  if (failures >= lockoutPolicy.maxFailures || consecutive >= lockoutPolicy.maxConsecutiveFailures) await lock(ctx, email, meta, consecutive);
 }
 
 /** A first-factor attempt holding its place in the email's failure count while it is verified. */
@@ -77,23 +95,33 @@ export async function reserveAttempt(ctx: LockContext, email: string): Promise<R
   }
   return {
     async failed(meta) {
-      await auditFailure(ctx, email, meta);
-      if (place >= lockoutPolicy.maxFailures) await lock(ctx, email, meta);
+      const consecutive = await countFailure(ctx, email, meta);
+      if (place >= lockoutPolicy.maxFailures || consecutive >= lockoutPolicy.maxConsecutiveFailures) await lock(ctx, email, meta, consecutive);
     },
     release,
   };
 }
 
-async function auditFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
+/** Audits a failure and counts it in the run since the last success; answers the run's length. */
+async function countFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<number> {
   const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at: ctx.now() };
   await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
+  return ctx.store.incr(consecutiveKey(emailKey(email)), lockoutPolicy.consecutiveWindowSeconds);
 }
 
-async function lock(ctx: LockContext, email: string, meta: FailureMeta): Promise<never> {
+/** How long the next lock lasts: twice the one before, up to a day; past the cap, the whole run's window. */
+function lockSecondsFor(lockNumber: number, consecutive: number): number {
+  if (consecutive >= lockoutPolicy.maxConsecutiveFailures) return lockoutPolicy.consecutiveWindowSeconds;
+  return Math.min(lockoutPolicy.lockSeconds * 2 ** Math.min(lockNumber - 1, 16), lockoutPolicy.maxLockSeconds);
+}
+
+async function lock(ctx: LockContext, email: string, meta: FailureMeta, consecutive: number): Promise<never> {
   const hashed = emailKey(email);
   const at = ctx.now();
-  const until = new Date(at.getTime() + lockoutPolicy.lockSeconds * 1000);
-  await ctx.store.set(lockKey(hashed), String(until.getTime()), lockoutPolicy.lockSeconds);
+  const lockNumber = await ctx.store.incr(locksKey(hashed), lockoutPolicy.consecutiveWindowSeconds);
+  const seconds = lockSecondsFor(lockNumber, consecutive);
+  const until = new Date(at.getTime() + seconds * 1000);
+  await ctx.store.set(lockKey(hashed), String(until.getTime()), seconds);
   await ctx.store.del(failuresKey(hashed));
   if (meta.accountId) await setLockedUntil(ctx.db, meta.accountId, until);
   await recordAudit(ctx.db, {
@@ -102,13 +130,13 @@ async function lock(ctx: LockContext, email: string, meta: FailureMeta): Promise
     user_agent: meta.userAgent,
     at,
     action: 'login.locked',
-    details: { email, until: until.toISOString() },
+    details: { email, until: until.toISOString(), consecutive_failures: consecutive },
   });
-  throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
+  throw loginErrors.accountLocked(seconds);
 }
 
-/** A successful sign-in (or a completed password reset) starts the count afresh. */
+/** A successful sign-in (or a completed password reset) starts the counts, and the lock lengths, afresh. */
 export async function clearFailures(ctx: Pick<Context, 'store'>, email: string): Promise<void> {
   const hashed = emailKey(email);
-  await ctx.store.del(failuresKey(hashed), lockKey(hashed));
+  await ctx.store.del(failuresKey(hashed), lockKey(hashed), consecutiveKey(hashed), locksKey(hashed));
 }
