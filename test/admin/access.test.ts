@@ -48,7 +48,8 @@ const endpoints: Endpoint[] = [
   { method: 'get', path: () => '/api/operator', role: 'support', ok: 200 },
   { method: 'get', path: () => '/api/accounts/', role: 'support', ok: 200 },
   { method: 'get', path: () => '/api/accounts/search/target', role: 'support', ok: 200 },
-  { method: 'get', path: () => '/api/accounts/password-resets', role: 'support', ok: 200 },
+  // Admin only: a listed link lets its reader set the account's password.
+  { method: 'get', path: () => '/api/accounts/password-resets', role: 'admin', ok: 200 },
   { method: 'post', path: () => `/api/accounts/${target.id}/reset-password`, role: 'support', ok: 200 },
   { method: 'delete', path: () => `/api/accounts/${target.id}/credentials/${randomUUID()}`, role: 'admin', ok: 404 },
   { method: 'get', path: () => '/api/invoice/', role: 'support', ok: 200 },

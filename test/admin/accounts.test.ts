@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type request from 'supertest';
 import { broadTermMatches } from '../../src/admin/accounts/account-listing.repository.ts';
@@ -165,6 +166,36 @@ describe('reset-password email', () => {
   });
 });
 
+/** An SMTP URL on a loopback port nothing listens on: every send is refused. */
+async function refusedSmtpUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `smtp://127.0.0.1:${port}`;
+}
+
+describe('reset-password email when the mail server is down', () => {
+  let down: AdminTestApp;
+  beforeAll(async () => {
+    down = await startAdminApp({ env: { SMTP_URL: await refusedSmtpUrl() } });
+  });
+  afterAll(async () => {
+    await down?.close();
+  });
+
+  it('answers 500, and the link it made is in the audit log all the same', async () => {
+    const operator = await signIn(down, await createPersona(down.ctx, { role: 'support', totp: true }));
+    const target = await createPersona(down.ctx, { email: 'unmailed@reset.test' });
+    const res = await operator.post(`/api/accounts/${target.id}/reset-password`);
+    expect([res.status, errorType(res)]).toEqual([500, 'internal_error']);
+    expect(await down.ctx.db('password_reset_tokens').where({ account_id: target.id }).whereNull('used_at')).toHaveLength(1);
+    const audit = await down.ctx.db('audit_events').where({ action: 'operator.password_reset.sent', target_account_id: target.id });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_id: expect.any(String), details: { role: 'support' } });
+  });
+});
+
 describe('credential deletion', () => {
   let user: string;
   let stakeholder: string;
@@ -249,7 +280,7 @@ describe('active password-reset links', () => {
     await createResetLink(t.ctx, expired);
     await t.ctx.db('password_reset_tokens').where({ account_id: expired }).update({ expires_at: new Date(Date.now() - 1000) });
 
-    const res = await support.get('/api/accounts/password-resets');
+    const res = await admin.get('/api/accounts/password-resets');
     expect(res.status).toBe(200);
     const ours = res.body.filter((item: { email: string }) => item.email.endsWith('@links.test'));
     expect(ours.map((item: { email: string; link: string }) => [item.email, item.link])).toEqual([
@@ -260,8 +291,28 @@ describe('active password-reset links', () => {
     expect(ours[0].link).toMatch(new RegExp(`^${t.ctx.config.publicUrl}/login/set-password/[A-Za-z0-9_-]{43}$`));
 
     const audit = await t.ctx.db('audit_events').where({ action: 'operator.password_resets.viewed' }).orderBy('id', 'desc').first();
-    expect(audit.details.count).toBe(res.body.length);
+    expect(audit).toMatchObject({ actor_id: adminPersona.id, details: { role: 'admin', count: res.body.length } });
+    // The log names whose links were shown, in the order shown (never the links themselves).
+    const emails = res.body.map((item: { email: string }) => item.email);
+    const idOf = new Map((await t.ctx.db('accounts').whereIn('email', emails).select('id', 'email')).map((a: { id: string; email: string }) => [a.email, a.id]));
+    expect(audit.details.account_ids).toEqual(emails.map((email: string) => idOf.get(email)));
+    expect(audit.details.account_ids).toEqual(expect.arrayContaining([alpha, mid, zeta]));
+    expect(audit.details.account_ids).not.toContain(used);
+    expect(audit.details.account_ids).not.toContain(expired);
     expect(JSON.stringify(audit)).not.toContain('set-password');
+    for (const { link } of res.body as { link: string }[]) expect(JSON.stringify(audit)).not.toContain(link.split('/').pop());
+  });
+
+  it('support may not list them (403 forbidden), nor is the refusal recorded as a view', async () => {
+    const id = await account({ email: 'victim@links.test', name: 'Victim' });
+    // The person's own "forgot password" link: reading it would let the operator sign in as them.
+    const { link } = await createResetLink(t.ctx, id);
+    const views = async () => (await t.ctx.db('audit_events').where({ action: 'operator.password_resets.viewed' })).length;
+    const before = await views();
+    const res = await support.get('/api/accounts/password-resets');
+    expect([res.status, errorType(res)]).toEqual([403, 'forbidden']);
+    expect(JSON.stringify(res.body)).not.toContain(link.split('/').pop());
+    expect(await views()).toBe(before);
   });
 
   it("never lists an operator account's link, though its reset mail is sent", async () => {
@@ -270,20 +321,19 @@ describe('active password-reset links', () => {
     expect(sent.status).toBe(200);
     await t.mail.waitFor('colleague-admin@links.test');
     expect(await t.ctx.db('password_reset_tokens').where({ account_id: colleague.id })).toHaveLength(1);
-    for (const viewer of [support, admin]) {
-      const listed = (await viewer.get('/api/accounts/password-resets')).body as { email: string }[];
-      expect(listed.map((item) => item.email)).not.toContain('colleague-admin@links.test');
-    }
+    const listed = await admin.get('/api/accounts/password-resets');
+    expect(listed.status).toBe(200);
+    expect((listed.body as { email: string }[]).map((item) => item.email)).not.toContain('colleague-admin@links.test');
   });
 
   it('the listed link is the one that works, and stops being listed once used', async () => {
     const id = await account({ email: 'works@links.test', name: 'Works' });
     const { link } = await createResetLink(t.ctx, id);
-    const listed = (await support.get('/api/accounts/password-resets')).body.find((i: { email: string }) => i.email === 'works@links.test');
+    const listed = (await admin.get('/api/accounts/password-resets')).body.find((i: { email: string }) => i.email === 'works@links.test');
     expect(listed.link).toBe(link);
     const token = link.split('/').pop()!;
     expect((await t.agent().post('/auth/reset/confirm').send({ token, password: 'Brand-New-Pass-7' })).status).toBe(200);
-    const after = (await support.get('/api/accounts/password-resets')).body.map((i: { email: string }) => i.email);
+    const after = (await admin.get('/api/accounts/password-resets')).body.map((i: { email: string }) => i.email);
     expect(after).not.toContain('works@links.test');
   });
 

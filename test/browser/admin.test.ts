@@ -26,16 +26,16 @@ function signCookie(value: string, secret: string): string {
 }
 
 /**
- * An operator (admin role) signed in with a second factor. The console needs an operator role and
+ * An operator (admin role unless told) signed in with a second factor. The console needs an operator role and
  * a session whose amr proves a second factor; driving /login through password and TOTP is the sign-in
  * journeys' job, so this creates the portal session directly in the store (amr pwd + otp + mfa) and
  * hands the browser the signed `nyckel_session` cookie, exactly as the server would set it.
  * `amr: ['pwd']` makes a password-only sign-in instead.
  */
-async function signInAsOperator(page: Page, amr = ['pwd', 'otp', 'mfa']): Promise<{ email: string; accountId: string }> {
+async function signInAsOperator(page: Page, amr = ['pwd', 'otp', 'mfa'], role: 'admin' | 'support' = 'admin'): Promise<{ email: string; accountId: string }> {
   const email = `${unique('operator')}@example.test`;
   const accountId = await createAccount(h.server.ctx.db, { email, name: 'Olle Operator', password: PASSWORD });
-  await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
+  await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role });
   const session = await createPortalSession(h.server.ctx, {
     account_id: accountId,
     email,
@@ -203,6 +203,28 @@ describe('accounts', () => {
     await page.keyboard.press('Escape');
     expect(await search.inputValue()).toBe('');
     await page.locator('.account-row').first().waitFor({ state: 'detached' });
+  });
+
+  it('a support operator sees no reset-links button (the links are admin only) but still sends the reset email', async () => {
+    const { page } = h;
+    await signInAsOperator(page, undefined, 'support');
+    const name = `Sune ${unique('Supportson')}`;
+    const email = `${name.replace(' ', '.').toLowerCase()}@example.test`;
+    await createAccount(h.server.ctx.db, { email, name });
+
+    const operator = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/operator');
+    await page.goto('/admin/accounts');
+    await heading(page, 'admin.accounts').waitFor();
+    expect((await operator).status()).toBe(200);
+    // Shown while the role is unknown, then hidden once the console knows it is support.
+    await page.getByRole('button', { name: t.en('admin.reset_links.open'), exact: true }).waitFor({ state: 'hidden', timeout: 5000 });
+
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    await row.getByRole('button', { name: t.en('admin.account.reset_password'), exact: true }).click();
+    await page.getByText(t.en('success.reset_email_sent'), { exact: true }).waitFor();
+    await h.mail.waitFor(email, (mail) => mail.text.includes('/login/set-password/'));
   });
 });
 

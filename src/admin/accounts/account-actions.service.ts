@@ -2,6 +2,7 @@ import { findAccountById } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { AppError, errors } from '../../http/app-error.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
+import { revokeAllRememberedDevices } from '../../login/remembered-device.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
@@ -19,15 +20,22 @@ export const accountActionErrors = {
  * "Reset Password" in the console: the same link and mail as the person's own "forgot password"
  * (a new link revokes older ones), in the account's language. The per-address mail budget
  * applies here too, so no one, operator or not, can flood an inbox through Nyckel.
+ *
+ * The link and its audit row are written in one transaction, before the mail is sent: a link
+ * exists from that moment whether or not the mail leaves, so a failed send (which still answers
+ * 500) must not leave a link no record says an operator made.
  */
 export async function sendResetEmail(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
   await takeMailPoint(ctx, account.email);
-  const { link } = await createResetLink(ctx, account.id);
+  const { link } = await ctx.db.transaction(async (trx) => {
+    const created = await createResetLink(ctx, account.id, { trx });
+    await recordOperatorAction(trx, operator, { action: 'operator.password_reset.sent', target_account_id: account.id }, ctx.now());
+    return created;
+  });
   const language = chooseLanguage({ acceptLanguage: undefined, accountLocale: account.locale });
   await sendMail(ctx, account.email, language, { kind: 'reset_link', link, minutes: resetTokenTtlSeconds / 60 });
-  await recordOperatorAction(ctx.db, operator, { action: 'operator.password_reset.sent', target_account_id: account.id }, ctx.now());
 }
 
 /**
@@ -40,9 +48,13 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
  *
  * The account row is locked with the credential (FOR UPDATE covers both tables of the join), as
  * every credential removal and role grant does, so two removals cannot each leave the other last.
+ *
+ * When the account's last TOTP goes, its remembered devices go too, after the commit, as when the
+ * person removes it themselves (credential-removal.ts): they were remembered on the strength of
+ * that authenticator, and would otherwise skip the code again for the next one enrolled.
  */
 export async function deleteAccountCredential(ctx: Context, operator: Operator, accountId: string, credentialId: string): Promise<void> {
-  await ctx.db.transaction(async (trx) => {
+  const lastTotpRemoved = await ctx.db.transaction(async (trx) => {
     const row = (await trx('credentials as c')
       .join('accounts as a', 'a.id', 'c.account_id')
       .where({ 'c.id': credentialId, 'c.account_id': accountId })
@@ -65,5 +77,7 @@ export async function deleteAccountCredential(ctx: Context, operator: Operator, 
       },
       ctx.now(),
     );
+    return row.type === 'totp' && !(await trx('credentials').where({ account_id: accountId, type: 'totp' }).first('id'));
   });
+  if (lastTotpRemoved) await revokeAllRememberedDevices(ctx, accountId);
 }

@@ -21,7 +21,10 @@ export function createAdminAccountsRouter(ctx: Context): Router {
     res.json(await searchAccounts(ctx, res.locals.params.query));
   });
 
-  router.get('/api/accounts/password-resets', support, async (_req, res) => {
+  // Admin only: a listed link sets the account's password, so reading it is signing in as that
+  // person, which this product allows only to admins, through audited impersonation. Support
+  // still sends the link, which goes only to the account's own address.
+  router.get('/api/accounts/password-resets', admin, async (_req, res) => {
     res.json(await listActiveResetLinks(ctx, operatorOf(res)));
   });
 

@@ -3,18 +3,21 @@ import { useTranslation } from 'react-i18next';
 import { searchAccounts, type AdminAccount } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
 import { ListStatus } from '../list-status.tsx';
+import { useCanChange } from '../operator.tsx';
 import { SearchBox } from '../search-box.tsx';
 import { sortByName } from '../sort-by-name.ts';
 import { useLoad } from '../use-load.ts';
 import { AccountRow } from './account-row.tsx';
 import { ResetLinksModal } from './reset-links-modal.tsx';
 
-/** /admin/accounts: required search by name or email; the active reset links in a modal. */
+/** /admin/accounts: required search by name or email; the active reset links in a modal (admins). */
 export function AccountsPage() {
   const { t } = useTranslation();
   const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const [linksOpen, setLinksOpen] = useState(false);
+  // The reset links are admin only (a link signs its reader in as the account): hidden for support.
+  const canSeeLinks = useCanChange();
   const accounts = useLoad<AdminAccount[]>();
   const resultsId = useId();
   const list = accounts.data ?? [];
@@ -36,9 +39,11 @@ export function AccountsPage() {
     <section className="admin-page" aria-labelledby="admin-page-title">
       <div className="admin-page-head">
         <h1 id="admin-page-title">{t('admin.accounts')}</h1>
-        <Button type="button" variant="secondary" onClick={() => setLinksOpen(true)} aria-haspopup="dialog">
-          {t('admin.reset_links.open')}
-        </Button>
+        {canSeeLinks && (
+          <Button type="button" variant="secondary" onClick={() => setLinksOpen(true)} aria-haspopup="dialog">
+            {t('admin.reset_links.open')}
+          </Button>
+        )}
       </div>
       <SearchBox
         label={t('admin.account.search_label')}
@@ -61,7 +66,7 @@ export function AccountsPage() {
           ))}
         </ul>
       )}
-      <ResetLinksModal open={linksOpen} onClose={() => setLinksOpen(false)} />
+      <ResetLinksModal open={linksOpen && canSeeLinks} onClose={() => setLinksOpen(false)} />
     </section>
   );
 }
