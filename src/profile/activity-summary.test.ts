@@ -4,12 +4,13 @@ import { summarizeActivity, tenantIdsOf, type AuditRow } from './activity-summar
 const me = '11111111-1111-4111-8111-111111111111';
 const operator = '22222222-2222-4222-8222-222222222222';
 const tenant = '33333333-3333-4333-8333-333333333333';
-const row = (action: string, details: unknown, actor: string | null = me): AuditRow => ({
+const row = (action: string, details: unknown, actor: string | null = me, tenantId: string | null = null): AuditRow => ({
   id: 7,
   at: new Date('2026-11-20T10:00:00Z'),
   action,
   actor_id: actor,
   target_account_id: me,
+  tenant_id: tenantId,
   details,
 });
 
@@ -30,9 +31,10 @@ describe('summarizeActivity', () => {
     expect(summarizeActivity(input, me)).toEqual({ id: '7', action: input.action, at: '2026-11-20T10:00:00.000Z', by, details });
   });
 
-  it('names the tenant of an impersonation and never the operator’s email', () => {
-    const input = row('operator.impersonation.started', { operator_email: 'op@nyckel.example', tenant_id: tenant, reason: 'Ticket 12', as: 'user' }, operator);
-    expect(tenantIdsOf([input, row('login.succeeded', { tenant_id: tenant })])).toEqual([tenant]);
+  it('names the tenant of an impersonation (the row’s tenant_id) and never the operator’s email', () => {
+    const input = row('operator.impersonation.started', { operator_email: 'op@nyckel.example', reason: 'Ticket 12', as: 'user' }, operator, tenant);
+    const other = '44444444-4444-4444-8444-444444444444';
+    expect(tenantIdsOf([input, row('login.succeeded', {}, me, other)])).toEqual([tenant]);
     const entry = summarizeActivity(input, me, new Map([[tenant, 'Acme']]));
     expect(entry).toMatchObject({ by: 'support', details: { tenant: 'Acme', reason: 'Ticket 12', as: 'user' } });
     expect(JSON.stringify(entry)).not.toContain('op@nyckel.example');

@@ -10,6 +10,8 @@ export interface AuditRow {
   action: string;
   actor_id: string | null;
   target_account_id: string | null;
+  /** The audit row's own column: the tenant the event was about (an impersonation's tenant). */
+  tenant_id: string | null;
   details: unknown;
 }
 
@@ -36,7 +38,8 @@ export interface ActivityDetails {
   as?: string;
 }
 
-type Picker = (details: Record<string, unknown>, names: TenantNames) => ActivityDetails;
+/** `tenant` is the name of the row's tenant_id, when it has one and the tenant exists. */
+type Picker = (details: Record<string, unknown>, tenant: string | undefined) => ActivityDetails;
 type TenantNames = ReadonlyMap<string, string>;
 
 const text = (value: unknown, max = 200): string | undefined =>
@@ -61,10 +64,10 @@ const pickers: Record<string, Picker> = {
   'account.setting.changed': (d) => ({ key: text(d.key, 32), value: d.key === 'locale' ? text(d.value, 8) : undefined }),
   'sessions.revoked_others': (d) => ({ count: count(d.sessions) }),
   'grant.revoked': (d) => ({ client: text(d.client_id, 64) }),
-  // Written by operator impersonation: the tenant by name, the reason and the role taken;
-  // never the operator's email.
-  'operator.impersonation.started': (d, names) => ({
-    tenant: (typeof d.tenant_id === 'string' ? names.get(d.tenant_id) : undefined) ?? text(d.tenant_name, 200),
+  // Written by operator impersonation: the tenant by name (from the row's tenant_id column, where
+  // impersonation.service.ts records it), the reason and the role taken; never the operator's email.
+  'operator.impersonation.started': (d, tenant) => ({
+    tenant: tenant ?? text(d.tenant_name, 200),
     reason: text(d.reason, 500),
     as: text(d.as, 32),
   }),
@@ -74,13 +77,10 @@ const pickers: Record<string, Picker> = {
 export function tenantIdsOf(rows: readonly AuditRow[]): string[] {
   const ids = new Set<string>();
   for (const row of rows) {
-    const tenantId = (asObject(row.details) as { tenant_id?: unknown }).tenant_id;
-    if (row.action === 'operator.impersonation.started' && typeof tenantId === 'string' && uuid.test(tenantId)) ids.add(tenantId);
+    if (row.action === 'operator.impersonation.started' && row.tenant_id) ids.add(row.tenant_id);
   }
   return [...ids];
 }
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function asObject(details: unknown): Record<string, unknown> {
   if (typeof details === 'string') {
@@ -101,6 +101,6 @@ export function summarizeActivity(row: AuditRow, accountId: string, tenantNames:
     action: row.action,
     at: new Date(row.at).toISOString(),
     by,
-    details: pick ? defined(pick(asObject(row.details), tenantNames)) : {},
+    details: pick ? defined(pick(asObject(row.details), row.tenant_id ? tenantNames.get(row.tenant_id) : undefined)) : {},
   };
 }

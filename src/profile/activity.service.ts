@@ -17,7 +17,7 @@ export async function listActivity(ctx: Pick<Context, 'db'>, accountId: string):
       { column: 'id', order: 'desc' },
     ])
     .limit(activityLimit)
-    .select('id', 'at', 'action', 'actor_id', 'target_account_id', 'details')) as AuditRow[];
+    .select('id', 'at', 'action', 'actor_id', 'target_account_id', 'tenant_id', 'details')) as AuditRow[];
   const tenantIds = tenantIdsOf(rows);
   const names = new Map<string, string>();
   if (tenantIds.length > 0) {

@@ -265,6 +265,44 @@ describe('log in as user', () => {
     expect(opened.headers.get('location')).toBe('/admin?impersonation_error=forbidden');
   });
 
+  it('is not used up by anyone else opening it first (a link preview, another person): the operator can still use it, once', async () => {
+    const { browser } = await browserOf(admin);
+    const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'preview' });
+    const refusals = [new BrowserLike(server.base), (await browserOf(nobody)).browser, (await browserOf(admin, ['pwd'])).browser];
+    for (const other of refusals) {
+      const opened = await other.request(started.body.url);
+      expect(opened.headers.get('location')).toBe('/admin?impersonation_error=forbidden');
+    }
+    expect((await browser.follow(started.body.url)).url.toString()).toBe(`${appOrigin}/acme`);
+    const again = await browser.request(started.body.url);
+    expect(again.headers.get('location')).toBe('/admin?impersonation_error=expired');
+  });
+
+  it('of two openings at once in the operator’s browsers, exactly one gets it', async () => {
+    const first = await browserOf(admin);
+    const second = await browserOf(admin);
+    const started = await impersonate(first.browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'race' });
+    const opened = await Promise.all([first.browser.request(started.body.url), second.browser.request(started.body.url)]);
+    expect(opened.map((r) => r.headers.get('location')).sort()).toEqual(['/admin?impersonation_error=expired', `${appOrigin}/acme`]);
+  });
+
+  it("names the tenant in the person's own activity, without the operator", async () => {
+    const helped = await person('ivar-impersonated');
+    await server.ctx.db('tenant_access').insert({ account_id: helped.id, tenant_id: tenantId, role: 'user', active: true });
+    const { browser } = await browserOf(admin);
+    const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: helped.id, reason: 'Ticket 77: missing candidates' });
+    expect(started.status).toBe(201);
+
+    const own = await browserOf(helped, ['pwd']);
+    const res = await own.browser.request('/api/accounts/activity');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { events: { action: string; by: string; details: Record<string, unknown> }[] };
+    expect(body.events.map((e) => [e.action, e.by, e.details])).toEqual([
+      ['operator.impersonation.started', 'support', { tenant: 'Acme', reason: 'Ticket 77: missing candidates', as: 'user' }],
+    ]);
+    for (const secret of [admin.email, admin.id]) expect(JSON.stringify(body)).not.toContain(secret);
+  });
+
   it('is used only by the tenant app; another client in that browser signs in as the operator', async () => {
     const { browser } = await browserOf(admin);
     const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'scope' });

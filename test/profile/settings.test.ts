@@ -103,7 +103,7 @@ describe('GET /api/accounts/activity', () => {
         tenant_id: tenantId,
         ip: '203.0.113.77',
         user_agent: 'OperatorBrowser/1.0',
-        details: JSON.stringify({ operator_email: 'support-person@nyckel.example', tenant_id: tenantId, reason: 'Ticket 4711: cannot see candidates', as: 'user' }),
+        details: JSON.stringify({ operator_email: 'support-person@nyckel.example', role: 'admin', reason: 'Ticket 4711: cannot see candidates', as: 'user' }),
         at: new Date(Date.now() + 1000),
       },
       // Another person's event, and the person acting on someone else, are not theirs to see.

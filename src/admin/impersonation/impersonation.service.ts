@@ -13,7 +13,7 @@ import {
   type ImpersonationTenant,
   type TenantMember,
 } from './impersonation.repository.ts';
-import { createHandOff, handOffSeconds, setPending, takeHandOff, type Impersonation, type ImpersonationKind } from './impersonation.store.ts';
+import { createHandOff, handOffSeconds, peekHandOff, setPending, takeHandOff, type Impersonation, type ImpersonationKind } from './impersonation.store.ts';
 import { findTenantApp } from './tenant-app.ts';
 
 export const impersonationErrors = {
@@ -98,17 +98,27 @@ export type OpenResult = { ok: true; location: string } | { ok: false; reason: '
  * The hand-off link opened in a browser. It works once, within 60 s, and only in the browser of
  * the operator who asked for it, still an admin with a second factor: a link that leaked (a log, a
  * shared screen) is useless to anyone else. Access is checked again, as it may have ended since.
+ *
+ * Who opens it is checked before it is used up, so a browser that is refused (a chat's link
+ * preview, anyone the link reached) leaves it to the operator. Only then is it taken (getDel: of
+ * two openings exactly one gets it), and the record taken is checked against the same session.
  */
 export async function openHandOff(ctx: Context, token: string, session: PortalSessionWithId | null): Promise<OpenResult> {
+  const seen = await peekHandOff(ctx, token);
+  if (!seen) return { ok: false, reason: 'expired' };
+  if (!session || !(await mayOpen(ctx, seen, session))) return { ok: false, reason: 'forbidden' };
   const impersonation = await takeHandOff(ctx, token);
   if (!impersonation) return { ok: false, reason: 'expired' };
-  if (!session || session.account_id !== impersonation.operator_id || !provesSecondFactor(session.amr)) {
-    return { ok: false, reason: 'forbidden' };
-  }
-  if ((await findOperatorRole(ctx.db, session.account_id)) !== 'admin') return { ok: false, reason: 'forbidden' };
+  if (impersonation.operator_id !== session.account_id) return { ok: false, reason: 'forbidden' };
   if (!(await stillActive(ctx, impersonation))) return { ok: false, reason: 'access-inactive' };
   await setPending(ctx, session.id, impersonation);
   return { ok: true, location: impersonation.entry_url };
+}
+
+/** The browser is the requesting operator's, signed in with a second factor, and they are still an admin. */
+async function mayOpen(ctx: Context, impersonation: Impersonation, session: PortalSessionWithId): Promise<boolean> {
+  if (session.account_id !== impersonation.operator_id || !provesSecondFactor(session.amr)) return false;
+  return (await findOperatorRole(ctx.db, session.account_id)) === 'admin';
 }
 
 async function stillActive(ctx: Context, impersonation: Impersonation): Promise<boolean> {

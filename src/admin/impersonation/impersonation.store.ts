@@ -50,6 +50,14 @@ export async function createHandOff(ctx: StoreContext, impersonation: Omit<Imper
   return token;
 }
 
+/**
+ * The hand-off without using it up, to check who is opening the link before takeHandOff: a
+ * refused opening (a link-preview bot, another person) must not spend it.
+ */
+export async function peekHandOff(ctx: StoreContext, token: string): Promise<Impersonation | null> {
+  return live(ctx, await ctx.store.get(handOffKey(token)));
+}
+
 /** Single use: read and removed in one step, so of two openings exactly one gets it. */
 export async function takeHandOff(ctx: StoreContext, token: string): Promise<Impersonation | null> {
   return live(ctx, await ctx.store.getDel(handOffKey(token)));
