@@ -55,6 +55,7 @@ describe('mayLinkAutomatically', () => {
     ['verified, another email', { ...base, email: 'other@example.com' }, false],
     ['no email', { ...base, email: null }, false],
     ['Microsoft without email_verified', { ...base, provider: 'microsoft' as const, emailVerified: false, tenantId: 't' }, false],
+    ['Microsoft with email_verified: true, same email (nOAuth)', { ...base, provider: 'microsoft' as const, tenantId: 't' }, false],
   ])('%s → %s', (_name, identity, expected) => {
     expect(mayLinkAutomatically(identity, 'ann@example.com')).toBe(expected);
   });

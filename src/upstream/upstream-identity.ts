@@ -50,15 +50,23 @@ export function identityFromClaims(provider: UpstreamProviderName, claims: Recor
 }
 
 /**
+ * Upstreams whose `email_verified` Nyckel trusts as proof of the mailbox. Not Microsoft: its ID
+ * tokens carry no `email_verified` by default, and Entra's `email` is set by each tenant's admins
+ * (the "nOAuth" account-takeover pattern), so an Entra identity never links on its own, whatever
+ * its claims say.
+ */
+const linksAutomatically: ReadonlySet<UpstreamProviderName> = new Set(['google']);
+
+/**
  * Whether a first upstream sign-in may link itself to the account the login session started
- * for. Only when the upstream asserts, as a boolean `email_verified: true`, exactly the email
- * the session started with (case-insensitively): then the upstream has proven control of that
- * mailbox, which is what an email code proves too. Anything else (unverified, another address,
- * no claim at all) must sign in another way first and link from the profile. Microsoft ID tokens
- * carry no `email_verified` by default, and Entra's `email` is set by each tenant's admins (the
- * "nOAuth" account-takeover pattern), so they never link on their own.
+ * for. Only from a provider in `linksAutomatically`, and only when it asserts, as a boolean
+ * `email_verified: true`, exactly the email the session started with (case-insensitively): then
+ * the upstream has proven control of that mailbox, which is what an email code proves too.
+ * Anything else (another provider, unverified, another address, no claim at all) must sign in
+ * another way first and link from the profile.
  */
 export function mayLinkAutomatically(identity: UpstreamIdentity, sessionEmail: string): boolean {
+  if (!linksAutomatically.has(identity.provider)) return false;
   if (!identity.emailVerified || identity.email === null) return false;
   return identity.email.trim().toLowerCase() === sessionEmail.trim().toLowerCase();
 }

@@ -80,9 +80,13 @@ describe('first sign-in with an upstream identity', () => {
     expect(ping.body.session.state).toBe('CredentialsRequired');
   });
 
-  it('never links a Microsoft identity on its own, even with the session email (no email_verified claim)', async () => {
+  // Entra's `email` is whatever the tenant's admins set ("nOAuth"): not even email_verified: true links.
+  it.each([
+    ['no email_verified claim', {}],
+    ['email_verified: true', { email_verified: true }],
+  ])('never links a Microsoft identity on its own, even with the session email (%s)', async (_label, verified) => {
     const { account, browser, sessionId } = await atCredentials();
-    const res = await roundTrip(browser, microsoft, loginPath('microsoft', sessionId), { account: { sub: newSubject(), email: account.email } });
+    const res = await roundTrip(browser, microsoft, loginPath('microsoft', sessionId), { account: { sub: newSubject(), email: account.email, ...verified } });
     expect(errorOf(locationOf(res))).toBe('oauth/not_linked');
     expect(await oidcCredentials(t, account.id)).toEqual([]);
   });

@@ -5,7 +5,7 @@ import type { Context } from '../../context.ts';
 import { validate } from '../../http/validate.ts';
 import { idSchema } from '../admin.schemas.ts';
 import { operatorOf, requireOperator } from '../operator-guard.ts';
-import { accountOfAccessToken } from './access-token.ts';
+import { accountForTenant, accountOfAccessToken } from './access-token.ts';
 import { notificationsForMember, recentNotifications, sendNotification } from './notifications.service.ts';
 
 /** Spec section 5: "Notification send requires a non-empty message". */
@@ -33,13 +33,14 @@ export function createNotificationsRouter(ctx: Context, provider: Provider): Rou
   });
 
   const bearer: RequestHandler = async (req, res, next) => {
-    res.locals.accountId = await accountOfAccessToken(provider, req);
+    res.locals.tokenHolder = await accountOfAccessToken(ctx, provider, req);
     next();
   };
 
   /** For tenants' apps: a Bearer access token of the person signed in to the app, not a console session. */
   router.get('/api/notifications', bearer, validate({ query: tenantQuery }), async (_req, res) => {
-    res.json(await notificationsForMember(ctx, res.locals.accountId, res.locals.query.tenant));
+    const { tenant } = res.locals.query;
+    res.json(await notificationsForMember(ctx, accountForTenant(res.locals.tokenHolder, tenant), tenant));
   });
 
   return router;

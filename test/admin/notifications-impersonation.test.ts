@@ -1,0 +1,115 @@
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertClient } from '../../src/oidc/clients.ts';
+import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
+import { createAccount, createTenant } from '../fixtures/accounts.ts';
+import { BrowserLike } from '../helpers/browser-like.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { signCookie } from './harness.ts';
+
+/**
+ * A tenant app reading notifications with the access token of a "log in as" sign-in: the token
+ * obeys the impersonation's limits, as at userinfo. It reads only the tenant the operator logged
+ * in to, and stops working when the operator loses the admin role. Driven as in
+ * impersonation.test.ts: the operator's browser and the tenant app's openid-client, on a real port.
+ */
+let server: TestServer;
+let rp: client.Configuration;
+const redirectUri = 'http://127.0.0.1:9/callback';
+
+interface Person {
+  id: string;
+  email: string;
+}
+let target: Person;
+let acme: string;
+let beta: string;
+
+async function person(name: string, role?: 'admin'): Promise<Person> {
+  const email = `${name}@example.test`;
+  const id = await createAccount(server.ctx.db, { email, name });
+  if (role) await server.ctx.db('operator_roles').insert({ account_id: id, role });
+  return { id, email };
+}
+
+/** The operator's browser, signed in to the console with a second factor. */
+async function operatorBrowser(operator: Person): Promise<BrowserLike> {
+  const session = await createPortalSession(server.ctx, {
+    account_id: operator.id,
+    email: operator.email,
+    amr: ['pwd', 'mfa'],
+    auth_time: Math.floor(server.ctx.now().getTime() / 1000),
+    ip: null,
+    user_agent: null,
+  });
+  const browser = new BrowserLike(server.base);
+  browser.cookies.set(portalCookieName, encodeURIComponent(signCookie(session.id, server.ctx.config.cookieSecrets[0]!)));
+  return browser;
+}
+
+/** Log in as `target` at `tenantId` from the console, then the tenant app's sign-in and code exchange. */
+async function impersonatedAccessToken(browser: BrowserLike, tenantId: string): Promise<string> {
+  const started = await browser.json<{ url: string }>('/api/impersonations', { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'Ticket 7' });
+  expect(started.status).toBe(201);
+  await browser.follow(started.body.url);
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(rp, {
+    redirect_uri: redirectUri,
+    scope: 'openid email',
+    prompt: 'consent',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  const callback = (await browser.followThroughForms(url.toString())).url;
+  const tokens = await client.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: verifier, expectedState: state });
+  expect(tokens.claims()!.act).toBeDefined();
+  return tokens.access_token;
+}
+
+/** What the tenant app gets: the messages of a 200, or the error type of a refusal. */
+async function readNotifications(token: string, tenantId: string): Promise<{ status: number; messages?: string[]; error?: string }> {
+  const response = await fetch(`${server.base}/api/notifications?tenant=${tenantId}`, { headers: { authorization: `Bearer ${token}` } });
+  const body: unknown = await response.json();
+  if (Array.isArray(body)) return { status: response.status, messages: body.map((n: { message: string }) => n.message) };
+  return { status: response.status, error: (body as { detail?: { type: string }[] }).detail?.[0]?.type };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await upsertClient(server.ctx.db, { client_id: 'tenant-app', redirect_uris: [redirectUri], client_secret: 'tenant-app-secret-0123456789' });
+  rp = await client.discovery(new URL(server.issuer), 'tenant-app', 'tenant-app-secret-0123456789', undefined, { execute: [client.allowInsecureRequests] });
+  target = await person('tove-target');
+  acme = await createTenant(server.ctx.db, 'acme', { name: 'Acme' });
+  beta = await createTenant(server.ctx.db, 'beta', { name: 'Beta' });
+  await server.ctx.db('tenant_access').insert([
+    { account_id: target.id, tenant_id: acme, role: 'user', active: true },
+    { account_id: target.id, tenant_id: beta, role: 'user', active: true },
+  ]);
+  await server.ctx.db('notifications').insert([
+    { message: 'for acme', tenants: JSON.stringify([acme]), created_at: server.ctx.now() },
+    { message: 'for beta', tenants: JSON.stringify([beta]), created_at: server.ctx.now() },
+  ]);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('notifications read with the token of an impersonated sign-in', () => {
+  it("answers the impersonated tenant's, and refuses another of the person's tenants (403)", async () => {
+    const token = await impersonatedAccessToken(await operatorBrowser(await person('olof-admin', 'admin')), acme);
+    const own = await readNotifications(token, acme);
+    expect(own).toEqual({ status: 200, messages: ['for acme'] });
+    expect(await readNotifications(token, beta)).toEqual({ status: 403, error: 'forbidden' });
+  });
+
+  it('401 once the operator has lost the admin role', async () => {
+    const operator = await person('rakel-revoked', 'admin');
+    const token = await impersonatedAccessToken(await operatorBrowser(operator), acme);
+    expect((await readNotifications(token, acme)).status).toBe(200);
+    await server.ctx.db('operator_roles').where({ account_id: operator.id }).delete();
+    expect(await readNotifications(token, acme)).toEqual({ status: 401, error: 'invalid_token' });
+  });
+});
