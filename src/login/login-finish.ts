@@ -5,7 +5,7 @@ import { createPortalSession, destroyPortalSession } from '../session/portal-ses
 import { buildAnswer, redirectAfterDone, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { clearFailures } from './lockout.ts';
-import { saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
+import { provenBeforeCredentialsChanged, saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { decideNextStep, isMultiFactor } from './next-step.ts';
 import { recordSignIn as recordSignInRow } from './sign-in.repository.ts';
 import { findRememberedDevice, touchRememberedDevice } from './remembered-device.ts';
@@ -82,7 +82,10 @@ async function finish(
 ): Promise<LoginOutcome> {
   const { account } = facts;
   if (!account || !session.first_factor) throw loginErrors.invalidState();
-  if (!(await takeLoginSession(ctx, session.id))) throw loginErrors.sessionMissing();
+  // A password reset since the first factor was proven ended this sign-in (reset.service.ts): it
+  // is consumed all the same. Both store calls go out together.
+  const [stale, taken] = await Promise.all([provenBeforeCredentialsChanged(ctx, account.id, session), takeLoginSession(ctx, session.id)]);
+  if (!taken || stale) throw loginErrors.sessionMissing();
   const now = ctx.now();
   // Independent writes, issued together: the store's share and the database's share of a sign-in
   // overlap instead of queueing one after another.

@@ -19,6 +19,11 @@ export interface LoginSession {
   first_factor: FirstFactor | null;
   /** The credential that proved the first factor, to mark it used at Done. */
   first_factor_credential_id: string | null;
+  /**
+   * ms on ctx.now()'s clock: when the proof of the first factor began, before the credential was
+   * read. A password reset after it ends the sign-in (provenBeforeCredentialsChanged).
+   */
+  first_factor_at?: number;
   second_factor: boolean;
   /** The TOTP credential that proved the second factor, to mark it used at Done. */
   second_factor_credential_id?: string | null;
@@ -74,6 +79,29 @@ export async function loadLoginSession(ctx: SessionContext, id: string): Promise
 export async function takeLoginSession(ctx: SessionContext, id: string): Promise<boolean> {
   const [raw] = await Promise.all([ctx.store.getDel(key(id)), ctx.store.del(...emailCodeKeys(id))]);
   return raw !== null;
+}
+
+const credentialsChangedKey = (accountId: string) => `credentials-changed:${accountId}`;
+
+/**
+ * A password reset ends the account's sign-ins in progress: one whose first factor was proven
+ * with the old password (phished, say) must not finish its second factor after the reset. The
+ * moment is kept for one login session TTL, by then every sign-in that began before it has
+ * expired. Written after the new password is committed, so a proof that read the old one began
+ * before it.
+ */
+export async function endSignInsInProgress(ctx: SessionContext, accountId: string): Promise<void> {
+  await ctx.store.set(credentialsChangedKey(accountId), String(ctx.now().getTime()), ctx.config.loginSessionTtl);
+}
+
+/**
+ * Whether the account's password was reset at or after the moment this sign-in began proving its
+ * first factor (a session from before `first_factor_at` existed counts from its start). A tie
+ * counts as before: refusing a sign-in that can start again is the safe side.
+ */
+export async function provenBeforeCredentialsChanged(ctx: SessionContext, accountId: string, session: LoginSession): Promise<boolean> {
+  const changedAt = await ctx.store.get(credentialsChangedKey(accountId));
+  return changedAt !== null && (session.first_factor_at ?? session.created_at) <= Number(changedAt);
 }
 
 /** The id in the signed `nyckel_login` cookie, or undefined (absent or tampered). */

@@ -112,6 +112,8 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
   info: RequestInfo,
   changes: Partial<LoginSession> = {},
 ): Promise<LoginOutcome> {
+  // Taken before the credentials are read: a password reset after this moment ends the sign-in.
+  const provingFrom = ctx.now().getTime();
   // Together, as in startLogin: the proof is looked at only after the budget and the lock passed.
   const [, , facts] = await Promise.all([
     rateLimitsFor(ctx).consume('email', session.email),
@@ -137,6 +139,7 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
     ...changes,
     first_factor: result.factor === 'totp' ? session.first_factor : result.factor,
     first_factor_credential_id: result.credentialId,
+    first_factor_at: session.first_factor_at ?? provingFrom,
     amr: [...new Set([...session.amr, ...result.amr])],
   };
   return advance(ctx, verified, facts, info);

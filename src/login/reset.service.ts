@@ -19,6 +19,7 @@ import { chooseLanguage } from '../mail/templates.ts';
 import { signOutEverywhere } from '../profile/sessions.service.ts';
 import { clearFailures } from './lockout.ts';
 import { sendMail, takeMailPoint } from './login-mail.ts';
+import { endSignInsInProgress } from './login-session.ts';
 
 export const resetTokenTtlSeconds = 3600;
 
@@ -130,10 +131,11 @@ export async function checkResetToken(ctx: Context, token: string): Promise<{ em
 
 /**
  * Sets the new password from a reset link. The token is spent atomically (one of two concurrent
- * confirmations wins), the account's other links die, the account is signed out everywhere (its
- * portal and OP sessions, every application's grant and refresh tokens, its remembered devices)
- * and a notice is mailed. A reset never signs anyone in: the person signs in afterwards, through
- * MFA when enrolled.
+ * confirmations wins), the account's other links die, sign-ins in progress are ended (one that
+ * proved the old password does not finish its second factor), the account is signed out
+ * everywhere (its portal and OP sessions, every application's grant and refresh tokens, its
+ * remembered devices) and a notice is mailed. A reset never signs anyone in: the person signs in
+ * afterwards, through MFA when enrolled.
  */
 export async function confirmPasswordReset(
   ctx: Context,
@@ -165,6 +167,8 @@ export async function confirmPasswordReset(
   if (!row) throw resetErrors.failed();
 
   const account = await findAccountById(ctx.db, row.account_id);
+  // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
+  await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);
   if (account) {
     await clearFailures(ctx, account.email);

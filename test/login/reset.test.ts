@@ -3,6 +3,7 @@ import { listRememberedDevices, rememberDevice } from '../../src/login/remembere
 import { createResetLink } from '../../src/login/reset.service.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { codeAt, createTotpAccount, password as totpAccountPassword } from '../totp/helpers.ts';
 import { createAccount, passwordHashOf, uniqueEmail } from './fixtures.ts';
 import { errorType, setCookies, signInWithPassword, start, tokenFrom } from './journey.ts';
 
@@ -113,6 +114,41 @@ describe('forgot password', () => {
     await browser.post('/auth/login/verify-otp').send({ session_id: sessionId, email: account.email, otp: code });
     await browser.post('/auth/login/create-password').send({ session_id: sessionId, password: 'Created-Pass-5' });
     expect(errorType(await checkToken(token))).toBe('invalid_token');
+  });
+
+  it('ends sign-ins in progress: one that passed the old password does not finish its second factor', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const secret = account.secrets[0]!;
+    const resetTo = async (password: string) => {
+      const { link } = await createResetLink(t.ctx, account.id);
+      expect((await confirm(link.split('/').pop()!, password)).status).toBe(200);
+    };
+    const mfa = (browser: ReturnType<TestApp['agent']>, sessionId: string, code: string) =>
+      browser.post('/auth/login/verify-mfa').send({ session_id: sessionId, totp_code: code });
+
+    // Someone holding the old password reaches MfaRequired; the owner then resets the password.
+    const racer = t.agent();
+    const afterPassword = await signInWithPassword(racer, account.email, totpAccountPassword);
+    expect(afterPassword.body.state).toBe('MfaRequired');
+    await resetTo('New-Password-2');
+    const refused = await mfa(racer, afterPassword.body.session_id, await codeAt(t.ctx, secret));
+    expect([refused.status, errorType(refused)]).toEqual([401, 'login_session_missing']);
+    expect(setCookies(refused).has('nyckel_session')).toBe(false);
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
+    // The login session is gone: the right code again does not finish it either.
+    t.ctx.advance(30_000);
+    expect(errorType(await mfa(racer, afterPassword.body.session_id, await codeAt(t.ctx, secret)))).toBe('login_session_missing');
+
+    // A sign-in started before a reset whose password step comes after it (the new password) finishes.
+    const owner = t.agent();
+    const started = await start(owner, account.email);
+    await resetTo('Third-Password-3');
+    const proven = await owner.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email: account.email, password: 'Third-Password-3' });
+    expect(proven.body.state).toBe('MfaRequired');
+    t.ctx.advance(30_000);
+    const done = await mfa(owner, started.body.session_id, await codeAt(t.ctx, secret));
+    expect([done.status, done.body.state]).toEqual([200, 'Done']);
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
   });
 
   it('a link expires after one hour', async () => {
