@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { assertNotLocked, lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { useBrowserHarness } from './harness.ts';
 import { t, type Language } from './texts.ts';
@@ -176,6 +177,38 @@ describe('password reset', () => {
     await page.getByRole('heading', { name: t.en('success.new_password_set'), exact: true }).waitFor();
     await page.getByRole('button', { name: t.en('app.go_to_login'), exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/login');
+
+    await openLogin(page);
+    await enterEmail(page, email);
+    await enterPassword(page, newPassword);
+    await expectTenantSelection(page, email, tenant);
+  });
+
+  it('a locked account is offered the reset beside the lock message, and the reset unlocks it', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('lockedout', PASSWORD);
+    const newPassword = 'Unlocked-Again-8?';
+    // 100 failures in a row: locked for 30 days, until a reset.
+    const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < lockoutPolicy.maxConsecutiveFailures; i += 1) await recordFailure(h.server.ctx, email, meta).catch(() => {});
+    await expect(assertNotLocked(h.server.ctx, email)).rejects.toMatchObject({ type: 'account_locked' });
+
+    await openLogin(page);
+    await enterEmail(page, email);
+    expect(await alertText(page)).toBe(t.en('errors.account_locked'));
+    await page.getByRole('link', { name: t.en('login.locked_reset'), exact: true }).click();
+    await page.getByRole('heading', { name: t.en('reset.title'), exact: true }).waitFor();
+    // The reset page starts with the address that was locked.
+    expect(await page.getByLabel(t.en('login.start.email'), { exact: true }).inputValue()).toBe(email);
+    await page.getByRole('button', { name: t.en('reset.submit'), exact: true }).click();
+    await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+
+    const mail = await h.mail.waitFor(email, (message) => message.text.includes('/login/set-password/'));
+    await page.goto(/https?:\/\/\S+\/login\/set-password\/[^\s"<>]+/.exec(mail.text)![0]);
+    await page.getByLabel(t.en('password.new'), { exact: true }).fill(newPassword);
+    await page.getByLabel(t.en('password.repeat'), { exact: true }).fill(newPassword);
+    await page.getByRole('button', { name: t.en('set_password.submit'), exact: true }).click();
+    await page.getByRole('heading', { name: t.en('success.new_password_set'), exact: true }).waitFor();
 
     await openLogin(page);
     await enterEmail(page, email);

@@ -6,7 +6,7 @@ import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { Button } from '../components/button.tsx';
 import { resetRequestErrorKey } from './error-messages.ts';
-import { RESET_EMAIL_KEY } from './steps/credentials-step.tsx';
+import { RESET_EMAIL_KEY } from './reset-email.ts';
 
 /** Spec section 5: a simple address pattern; submit stays disabled until it matches. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -8,10 +8,9 @@ import { useAutoFocus } from '../../components/use-auto-focus.ts';
 import type { LoginFlow } from '../login-flow.ts';
 import { useConfiguredProviders } from '../oauth-providers.ts';
 import { credentialButtons, hasPasswordCredential, providerSignInUrl, singleProvider } from '../providers.ts';
+import { RESET_EMAIL_KEY } from '../reset-email.ts';
 import { PasskeyButton, passkeyOffered } from './passkey-button.tsx';
 import { StepFrame } from './step-frame.tsx';
-
-export const RESET_EMAIL_KEY = 'reset_email';
 
 interface CredentialsStepProps {
   flow: LoginFlow;

@@ -1,8 +1,10 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
 import type { LoginFlow } from '../login-flow.ts';
+import { RESET_EMAIL_KEY } from '../reset-email.ts';
 
 interface StepFrameProps {
   flow: LoginFlow;
@@ -33,6 +35,15 @@ export function StepFrame({ flow, title, intro, cancellable = true, children }: 
       {children}
       <ErrorAlert message={flow.errorText} />
       {state.error?.kind === 'restart' && <p className="muted">{t('login.restart_notice')}</p>}
+      {state.error?.key === 'errors.account_locked' && (
+        // A completed reset ends the lock (a long one lasts until then), so it is offered here,
+        // where the credentials step's Forgot password? cannot be reached.
+        <p className="muted">
+          <Link href="/login/reset-password" className="text-link" onClick={() => sessionStorage.setItem(RESET_EMAIL_KEY, state.email)}>
+            {t('login.locked_reset')}
+          </Link>
+        </p>
+      )}
       <Notice message={state.notice ? t(state.notice) : null} />
       {cancellable && (
         <Button type="button" variant="link" className="cancel" onClick={flow.cancel}>
