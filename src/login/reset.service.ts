@@ -167,11 +167,13 @@ export async function confirmPasswordReset(
   if (!row) throw resetErrors.failed();
 
   const account = await findAccountById(ctx.db, row.account_id);
+  // First, as the new password is committed and the link spent: the lock ends even if what
+  // follows fails (a reset is the way out of the 30-day lock).
+  if (account) await clearFailures(ctx, account.email);
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);
   if (account) {
-    await clearFailures(ctx, account.email);
     const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
     await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((err: unknown) =>
       ctx.logger.error({ err }, 'password-changed mail failed'),

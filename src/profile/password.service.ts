@@ -8,6 +8,7 @@ import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { errors } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { assertNotLocked, recordFailure } from '../login/lockout.ts';
+import { endSignInsInProgress } from '../login/login-session.ts';
 import { sendMail, takeMailPoint } from '../login/login-mail.ts';
 import { createResetLink, resetTokenTtlSeconds, revokeResetTokens } from '../login/reset.service.ts';
 import { chooseLanguage } from '../mail/templates.ts';
@@ -73,6 +74,9 @@ export async function changePassword(
       at: now,
     });
   });
+  // As after a reset: a sign-in that proved the old password (phished, say) does not finish its
+  // second factor now.
+  await endSignInsInProgress(ctx, account.id);
   const signedOut = input.sign_out_others ? (await signOutOtherSessions(ctx, provider, request)).sessions : 0;
   const language = chooseLanguage({ acceptLanguage: request.acceptLanguage, accountLocale: account.locale });
   await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((err: unknown) =>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/app-error.ts';
 import { assertNotLocked, clearFailures, lockoutPolicy, recordFailure, reserveAttempt } from '../../src/login/lockout.ts';
@@ -70,18 +71,32 @@ describe('lockout over many windows', () => {
     await expect(recordFailure(t.ctx, account.email, meta(account.id))).rejects.toMatchObject({ type: 'account_locked' });
     expect(await lockedFor(account.email)).toBeGreaterThan(29 * 24 * 3600);
 
+    // Failures that still arrive (a TOTP step already under way counts them too) never shorten it.
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, account.email, meta(account.id)).catch(() => {});
+    expect(await lockedFor(account.email)).toBeGreaterThan(29 * 24 * 3600);
+
     // Two days later the right password is still refused, unverified.
     t.ctx.advance(2 * 24 * 3600 * 1000);
     const browser = t.agent();
     expect(errorType(await start(browser, account.email))).toBe('account_locked');
-    const locked = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.locked' }).orderBy('at', 'desc').first('details');
-    expect(locked.details).toMatchObject({ consecutive_failures: lockoutPolicy.maxConsecutiveFailures });
+    const locks = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.locked' }).select('details');
+    expect(locks.map(({ details }) => (typeof details === 'string' ? JSON.parse(details) : details).consecutive_failures)).toContain(lockoutPolicy.maxConsecutiveFailures);
 
     // A completed password reset clears it (reset.service calls clearFailures), and the run starts afresh.
     await clearFailures(t.ctx, account.email);
     expect(errorType(await start(t.agent(), account.email))).toBeUndefined();
     await recordFailure(t.ctx, account.email, meta(account.id));
     expect(await lockedFor(account.email)).toBe(0);
+  });
+
+  it('a lock never shortens a longer one already set (a burst’s window lock landing after the 30-day one)', async () => {
+    const email = `longer-${Date.now()}@example.com`;
+    // As if the 30-day lock had just been written by a parallel request (lockout.ts's key for it).
+    const hashed = createHash('sha256').update(email).digest('base64url');
+    const thirtyDays = lockoutPolicy.consecutiveWindowSeconds;
+    await t.ctx.store.set(`lockout:${hashed}:until`, String(t.ctx.now().getTime() + thirtyDays * 1000), thirtyDays);
+    for (let i = 1; i <= lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, email, meta(null)).catch(() => {});
+    expect(await lockedFor(email)).toBeGreaterThan(thirtyDays - 60);
   });
 
   it('a success in between starts the run, and the lock lengths, afresh', async () => {

@@ -151,6 +151,26 @@ describe('forgot password', () => {
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
   });
 
+  it('a password change from the profile ends sign-ins in progress too', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const secret = account.secrets[0]!;
+    const mfa = async (browser: ReturnType<TestApp['agent']>, sessionId: string) =>
+      browser.post('/auth/login/verify-mfa').send({ session_id: sessionId, totp_code: await codeAt(t.ctx, secret) });
+    const owner = t.agent();
+    const ownerStep = await signInWithPassword(owner, account.email, totpAccountPassword);
+    expect((await mfa(owner, ownerStep.body.session_id)).body.state).toBe('Done');
+
+    const racer = t.agent();
+    const racerStep = await signInWithPassword(racer, account.email, totpAccountPassword);
+    expect(racerStep.body.state).toBe('MfaRequired');
+    const changed = await owner.post('/api/accounts/password').send({ current_password: totpAccountPassword, new_password: 'Changed-Password-4' });
+    expect(changed.status).toBe(200);
+    t.ctx.advance(30_000);
+    const refused = await mfa(racer, racerStep.body.session_id);
+    expect([refused.status, errorType(refused)]).toEqual([401, 'login_session_missing']);
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
+  });
+
   it('a link expires after one hour', async () => {
     const account = await createAccount(t.ctx.db);
     const { link } = await createResetLink(t.ctx, account.id, { type: 'athena' });
