@@ -30,7 +30,8 @@ export function assertRecentSignIn(session: PortalSession, now: Date): void {
  * An operator account's second factors (TOTP, passkeys) change only from a session that proved
  * one. Otherwise a password alone, phished or set through a reset link, would let its holder
  * enrol an authenticator of their own and open the console, where the second factor is the
- * point. `reauthentication_required` (403): the person signs in again, with the second factor.
+ * point. 403 `operator/mfa-required` (the console's type for the same rule): the person signs in
+ * again, with the passkey or the password and authenticator code (/login?second_factor=1).
  * An operator without any (granted before the rule, or set up by hand) enrols a first one.
  */
 export async function assertSecondFactorSession(ctx: Pick<Context, 'db'>, session: PortalSession & { account_id: string }): Promise<void> {

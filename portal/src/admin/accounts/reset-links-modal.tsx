@@ -27,6 +27,8 @@ export function ResetLinksModal({ open, onClose }: { open: boolean; onClose: () 
 
   useEffect(() => {
     if (open) {
+      // A refusal answered after an earlier opening was closed must not colour this one.
+      setRefused(false);
       run(async () => {
         try {
           return await listPasswordResets();
