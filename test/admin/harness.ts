@@ -5,8 +5,11 @@ import type { OperatorRole } from '../../src/admin/operators.repository.ts';
 import { hashPassword } from '../../src/credentials/password/hashing.ts';
 import { newTotpSecret, totpCodeAt } from '../../src/credentials/totp/totp.ts';
 import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
+import { createAccount } from '../fixtures/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { BrowserLike } from '../helpers/browser-like.ts';
 import type { TestContext } from '../helpers/context.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 export const password = 'Operator-Pass-9';
 
@@ -90,6 +93,34 @@ export async function sessionBrowser(t: AdminTestApp, persona: Persona, amr: str
     user_agent: null,
   });
   return t.agent().set('Cookie', `${portalCookieName}=${encodeURIComponent(signCookie(session.id, t.ctx.config.cookieSecrets[0]!))}`);
+}
+
+/** An account on a TestServer (no credentials), with an operator role when given. */
+export interface Person {
+  id: string;
+  email: string;
+}
+
+export async function createPerson(server: TestServer, name: string, role?: OperatorRole): Promise<Person> {
+  const email = `${name}@example.test`;
+  const id = await createAccount(server.ctx.db, { email, name });
+  if (role) await server.ctx.db('operator_roles').insert({ account_id: id, role });
+  return { id, email };
+}
+
+/** A BrowserLike holding a portal session of `who` (the console needs a second factor: amr mfa). */
+export async function browserOf(server: TestServer, who: Person, amr = ['pwd', 'mfa']): Promise<{ browser: BrowserLike; sessionId: string }> {
+  const session = await createPortalSession(server.ctx, {
+    account_id: who.id,
+    email: who.email,
+    amr,
+    auth_time: Math.floor(server.ctx.now().getTime() / 1000),
+    ip: null,
+    user_agent: null,
+  });
+  const browser = new BrowserLike(server.base);
+  browser.cookies.set(portalCookieName, encodeURIComponent(signCookie(session.id, server.ctx.config.cookieSecrets[0]!)));
+  return { browser, sessionId: session.id };
 }
 
 export function signCookie(value: string, secret: string): string {

@@ -1,11 +1,11 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
-import { createPortalSession, listPortalSessions, portalCookieName } from '../../src/session/portal-session.ts';
-import { createAccount, createTenant } from '../fixtures/accounts.ts';
+import { listPortalSessions } from '../../src/session/portal-session.ts';
+import { createTenant } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { signCookie } from './harness.ts';
+import { browserOf as browserOfPerson, createPerson, type Person } from './harness.ts';
 
 /**
  * "Log in as user / as tenant admin": an operator's one-time hand-off to the tenant's app, driven
@@ -18,10 +18,6 @@ let rp: client.Configuration;
 const appOrigin = 'http://127.0.0.1:9';
 const redirectUri = `${appOrigin}/callback`;
 
-interface Person {
-  id: string;
-  email: string;
-}
 let admin: Person;
 let support: Person;
 let nobody: Person;
@@ -30,27 +26,8 @@ let tenantAdmin: Person;
 let tenantId: string;
 let otherTenantId: string;
 
-async function person(name: string, role?: 'admin' | 'support'): Promise<Person> {
-  const email = `${name}@example.test`;
-  const id = await createAccount(server.ctx.db, { email, name });
-  if (role) await server.ctx.db('operator_roles').insert({ account_id: id, role });
-  return { id, email };
-}
-
-/** A browser holding a portal session of `who` (the console needs a second factor: amr mfa). */
-async function browserOf(who: Person, amr = ['pwd', 'mfa']): Promise<{ browser: BrowserLike; sessionId: string }> {
-  const session = await createPortalSession(server.ctx, {
-    account_id: who.id,
-    email: who.email,
-    amr,
-    auth_time: Math.floor(server.ctx.now().getTime() / 1000),
-    ip: null,
-    user_agent: null,
-  });
-  const browser = new BrowserLike(server.base);
-  browser.cookies.set(portalCookieName, encodeURIComponent(signCookie(session.id, server.ctx.config.cookieSecrets[0]!)));
-  return { browser, sessionId: session.id };
-}
+const person = (name: string, role?: 'admin' | 'support') => createPerson(server, name, role);
+const browserOf = (who: Person, amr?: string[]) => browserOfPerson(server, who, amr);
 
 function impersonate(browser: BrowserLike, body: Record<string, unknown>) {
   return browser.json<{ url: string; expires_in: number; account_id: string; detail?: { type: string }[] }>('/api/impersonations', body);

@@ -1,11 +1,10 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
-import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
-import { createAccount, createTenant } from '../fixtures/accounts.ts';
+import { createTenant } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { signCookie } from './harness.ts';
+import { browserOf, createPerson, type Person } from './harness.ts';
 
 /**
  * A tenant app reading notifications with the access token of a "log in as" sign-in: the token
@@ -17,35 +16,13 @@ let server: TestServer;
 let rp: client.Configuration;
 const redirectUri = 'http://127.0.0.1:9/callback';
 
-interface Person {
-  id: string;
-  email: string;
-}
 let target: Person;
 let acme: string;
 let beta: string;
 
-async function person(name: string, role?: 'admin'): Promise<Person> {
-  const email = `${name}@example.test`;
-  const id = await createAccount(server.ctx.db, { email, name });
-  if (role) await server.ctx.db('operator_roles').insert({ account_id: id, role });
-  return { id, email };
-}
-
+const person = (name: string, role?: 'admin') => createPerson(server, name, role);
 /** The operator's browser, signed in to the console with a second factor. */
-async function operatorBrowser(operator: Person): Promise<BrowserLike> {
-  const session = await createPortalSession(server.ctx, {
-    account_id: operator.id,
-    email: operator.email,
-    amr: ['pwd', 'mfa'],
-    auth_time: Math.floor(server.ctx.now().getTime() / 1000),
-    ip: null,
-    user_agent: null,
-  });
-  const browser = new BrowserLike(server.base);
-  browser.cookies.set(portalCookieName, encodeURIComponent(signCookie(session.id, server.ctx.config.cookieSecrets[0]!)));
-  return browser;
-}
+const operatorBrowser = async (operator: Person) => (await browserOf(server, operator)).browser;
 
 /** Log in as `target` at `tenantId` from the console, then the tenant app's sign-in and code exchange. */
 async function impersonatedAccessToken(browser: BrowserLike, tenantId: string): Promise<string> {
