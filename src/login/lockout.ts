@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setLockedUntil } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
+import { knownBrowserDays, knownBrowserFor } from './known-browser.ts';
 import { loginErrors } from './login-errors.ts';
 
 /**
@@ -13,6 +14,11 @@ import { loginErrors } from './login-errors.ts';
  * day. A sign-in or reset in between starts the run afresh. The price: whoever knows an address
  * can now reach the 30-day lock in ~2¾ hours at 9 failures per window, where the 15-minute lock
  * ended by itself once they stopped; the owner's reset ends it.
+ *
+ * None of this touches a known browser (known-browser.ts): one that signed in to the email before
+ * counts its own failures, and only loses its standing (counts against the email again) after
+ * `maxFailures` of them since its last sign-in. So the locks above, whoever causes them, stop
+ * browsers that never signed in to the address, and the owner signs in from their own.
  */
 export const lockoutPolicy = {
   maxFailures: 10,
@@ -24,6 +30,17 @@ export const lockoutPolicy = {
 } as const;
 
 type LockContext = Pick<Context, 'store' | 'db' | 'now'>;
+type KeyContext = Pick<Context, 'config'>;
+
+/**
+ * Who an attempt's failures count against: the email, or (`browser` set) a known browser of it.
+ * Build it with guesserFor; `{ email }` alone is the email.
+ */
+export interface Guesser {
+  email: string;
+  /** The known browser's name (knownBrowserFor), while it still has standing. */
+  browser?: string;
+}
 
 /**
  * Counters are kept per normalised email, whether or not an account has it: an unknown address
@@ -39,10 +56,33 @@ const lockKey = (hashed: string) => `lockout:${hashed}:until`;
 const consecutiveKey = (hashed: string) => `lockout:${hashed}:consecutive`;
 /** Locks since the last success (each lasts twice the one before). */
 const locksKey = (hashed: string) => `lockout:${hashed}:locks`;
+/** A known browser's failures since its last sign-in (held as long as the cookie lives). */
+const browserFailuresKey = (browser: string) => `lockout:browser:${browser}:failures`;
+const browserWindowSeconds = knownBrowserDays * 86_400;
 
-/** Throws `account_locked` (423) while the email is locked. The lock end is read on ctx.now()'s clock. */
-export async function assertNotLocked(ctx: LockContext, email: string): Promise<void> {
-  const until = Number((await ctx.store.get(lockKey(emailKey(email)))) ?? 0);
+/**
+ * The guesser of an attempt on the email from a browser carrying `cookie` (its `nyckel_known`):
+ * the known browser while it has fewer than `maxFailures` failures, else the email.
+ */
+export async function guesserFor(ctx: LockContext & KeyContext, email: string, cookie: string | undefined): Promise<Guesser> {
+  const browser = knownBrowserFor(ctx, email, cookie);
+  if (!browser) return { email };
+  const failures = Number((await ctx.store.get(browserFailuresKey(browser))) ?? 0);
+  return failures < lockoutPolicy.maxFailures ? { email, browser } : { email };
+}
+
+/** The per-email budget's key: a known browser has a budget of its own, which others cannot spend. */
+export function budgetKey(guesser: Guesser): string {
+  return guesser.browser ? `${guesser.email}\nbrowser:${guesser.browser}` : guesser.email;
+}
+
+/**
+ * Throws `account_locked` (423) while the email is locked, unless a known browser is guessing.
+ * The lock end is read on ctx.now()'s clock.
+ */
+export async function assertNotLocked(ctx: LockContext, guesser: Guesser): Promise<void> {
+  if (guesser.browser) return;
+  const until = Number((await ctx.store.get(lockKey(emailKey(guesser.email)))) ?? 0);
   const left = until - ctx.now().getTime();
   if (left > 0) throw loginErrors.accountLocked(left / 1000);
 }
@@ -60,7 +100,13 @@ export interface FailureMeta {
  * the limit locks the email and is itself answered `account_locked`; the counter restarts so a
  * fresh window begins when the lock ends.
  */
-export async function recordFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
+export async function recordFailure(ctx: LockContext, guesser: Guesser, meta: FailureMeta): Promise<void> {
+  if (guesser.browser) {
+    await audit(ctx, guesser.email, meta);
+    await ctx.store.incr(browserFailuresKey(guesser.browser), browserWindowSeconds);
+    return;
+  }
+  const { email } = guesser;
   const consecutive = await countFailure(ctx, email, meta);
   const failures = await ctx.store.incr(failuresKey(emailKey(email)), lockoutPolicy.windowSeconds);
   // `===`: of parallel failures, only the one that reaches a limit locks (each count is handed out once).
@@ -82,7 +128,9 @@ export interface ReservedAttempt {
  * still being verified), or one that finds the email locked meanwhile, gives its place back and
  * is answered `account_locked` unverified; the one in the last place locks when it fails.
  */
-export async function reserveAttempt(ctx: LockContext, email: string): Promise<ReservedAttempt> {
+export async function reserveAttempt(ctx: LockContext, guesser: Guesser): Promise<ReservedAttempt> {
+  if (guesser.browser) return reserveBrowserAttempt(ctx, guesser as Required<Guesser>);
+  const { email } = guesser;
   const key = failuresKey(emailKey(email));
   const place = await ctx.store.incr(key, lockoutPolicy.windowSeconds);
   const release = async () => {
@@ -91,7 +139,7 @@ export async function reserveAttempt(ctx: LockContext, email: string): Promise<R
   };
   try {
     if (place > lockoutPolicy.maxFailures) throw loginErrors.accountLocked(lockoutPolicy.lockSeconds);
-    await assertNotLocked(ctx, email);
+    await assertNotLocked(ctx, guesser);
   } catch (error) {
     await release();
     throw error;
@@ -105,10 +153,32 @@ export async function reserveAttempt(ctx: LockContext, email: string): Promise<R
   };
 }
 
-/** Audits a failure and counts it in the run since the last success; answers the run's length. */
-async function countFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<number> {
+/**
+ * A known browser's attempt: its place in the browser's own count. Past the limit (parallel
+ * attempts used the last places meanwhile) the browser has lost its standing, and the attempt
+ * counts against the email like any other. A failure only counts; nothing locks.
+ */
+async function reserveBrowserAttempt(ctx: LockContext, guesser: Required<Guesser>): Promise<ReservedAttempt> {
+  const key = browserFailuresKey(guesser.browser);
+  const place = await ctx.store.incr(key, browserWindowSeconds);
+  const release = async () => {
+    if ((await ctx.store.incr(key, browserWindowSeconds, -1)) < 0) await ctx.store.del(key);
+  };
+  if (place > lockoutPolicy.maxFailures) {
+    await release();
+    return reserveAttempt(ctx, { email: guesser.email });
+  }
+  return { failed: (meta) => audit(ctx, guesser.email, meta), release };
+}
+
+async function audit(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
   const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at: ctx.now() };
   await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
+}
+
+/** Audits a failure and counts it in the run since the last success; answers the run's length. */
+async function countFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<number> {
+  await audit(ctx, email, meta);
   return ctx.store.incr(consecutiveKey(emailKey(email)), lockoutPolicy.consecutiveWindowSeconds);
 }
 
@@ -140,8 +210,14 @@ async function lock(ctx: LockContext, email: string, meta: FailureMeta, consecut
   throw loginErrors.accountLocked((until.getTime() - at.getTime()) / 1000);
 }
 
-/** A successful sign-in (or a completed password reset) starts the counts, and the lock lengths, afresh. */
-export async function clearFailures(ctx: Pick<Context, 'store'>, email: string): Promise<void> {
-  const hashed = emailKey(email);
+/**
+ * A successful sign-in (or a completed password reset) starts the guesser's counts, and the lock
+ * lengths, afresh. A known browser's sign-in clears only that browser's count: the email's
+ * belong to the browsers that never signed in, and an attacker's run must not restart whenever
+ * the owner signs in from home.
+ */
+export async function clearFailures(ctx: Pick<Context, 'store'>, guesser: Guesser): Promise<void> {
+  if (guesser.browser) return ctx.store.del(browserFailuresKey(guesser.browser));
+  const hashed = emailKey(guesser.email);
   await ctx.store.del(failuresKey(hashed), lockKey(hashed), consecutiveKey(hashed), locksKey(hashed));
 }

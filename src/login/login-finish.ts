@@ -4,7 +4,8 @@ import { countCredentials } from '../credentials/credentials.repository.ts';
 import { createPortalSession, destroyPortalSession } from '../session/portal-session.ts';
 import { buildAnswer, redirectAfterDone, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
-import { clearFailures } from './lockout.ts';
+import { issueKnownBrowser } from './known-browser.ts';
+import { clearFailures, guesserFor, type Guesser } from './lockout.ts';
 import { provenBeforeCredentialsChanged, saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { decideNextStep, isMultiFactor } from './next-step.ts';
 import { recordSignIn as recordSignInRow } from './sign-in.repository.ts';
@@ -18,6 +19,8 @@ export interface RequestInfo {
   portalSessionId: string | undefined;
   /** The remembered-device id from this browser's signed `nyckel_device` cookie. */
   deviceId: string | undefined;
+  /** This browser's `nyckel_known` cookie (known-browser.ts), unverified. */
+  knownBrowser: string | undefined;
 }
 
 export interface LoginOutcome {
@@ -26,6 +29,8 @@ export interface LoginOutcome {
   portalSession?: { id: string; persistent: boolean };
   /** Set when the person asked to remember this device: the new `nyckel_device` cookie value. */
   rememberedDeviceId?: string;
+  /** Set at Done: the new `nyckel_known` cookie value, this browser now known to the email. */
+  knownBrowser?: string;
 }
 
 /**
@@ -84,7 +89,11 @@ async function finish(
   if (!account || !session.first_factor) throw loginErrors.invalidState();
   // A password reset since the first factor was proven ended this sign-in (reset.service.ts): it
   // is consumed all the same. Both store calls go out together.
-  const [stale, taken] = await Promise.all([provenBeforeCredentialsChanged(ctx, account.id, session), takeLoginSession(ctx, session.id)]);
+  const [stale, taken, guesser] = await Promise.all([
+    provenBeforeCredentialsChanged(ctx, account.id, session),
+    takeLoginSession(ctx, session.id),
+    guesserFor(ctx, session.email, info.knownBrowser),
+  ]);
   if (!taken || stale) throw loginErrors.sessionMissing();
   const now = ctx.now();
   // Independent writes, issued together: the store's share and the database's share of a sign-in
@@ -99,9 +108,9 @@ async function finish(
       user_agent: info.userAgent,
       persistent: session.remember,
     }),
-    recordSignIn(ctx, session, account.id, info, rememberedDevice, now),
+    recordSignIn(ctx, session, account.id, info, { rememberedDevice, guesser }, now),
     info.portalSessionId ? destroyPortalSession(ctx, info.portalSessionId) : undefined,
-    clearFailures(ctx, session.email),
+    clearFailures(ctx, guesser),
   ]);
   if (created.status === 'rejected' || recorded.status === 'rejected') {
     // A sign-in that could not be recorded (the database or store dropped) did not happen: the new
@@ -124,14 +133,27 @@ async function finish(
   return {
     answer: buildAnswer(done, facts, redirectAfterDone(session, account)),
     portalSession: { id: portal.id, persistent: session.remember },
+    knownBrowser: issueKnownBrowser(ctx, session.email),
   };
 }
 
-/** The database's record of a sign-in: last login, credentials' last use, the audit event. */
-async function recordSignIn(ctx: Context, session: LoginSession, accountId: string, info: RequestInfo, rememberedDevice: boolean, now: Date) {
+/**
+ * The database's record of a sign-in: last login, credentials' last use, the audit event; and the
+ * end of the account's lock unless a known browser signed in (the lock still holds for others).
+ */
+async function recordSignIn(
+  ctx: Context,
+  session: LoginSession,
+  accountId: string,
+  info: RequestInfo,
+  how: { rememberedDevice: boolean; guesser: Guesser },
+  now: Date,
+) {
+  const { rememberedDevice, guesser } = how;
   await recordSignInRow(ctx.db, {
     accountId,
     at: now,
+    clearsLock: !guesser.browser,
     emailVerified: session.first_factor === 'email_code',
     credentialIds: [session.first_factor_credential_id, session.second_factor_credential_id].filter((id): id is string => Boolean(id)),
     ip: info.ip,

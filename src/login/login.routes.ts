@@ -26,6 +26,7 @@ import {
   verifyOtpBody,
   verifyPasswordBody,
 } from './login.schemas.ts';
+import { knownBrowserCookie, knownBrowserCookieName, knownBrowserCookieOptions } from './known-browser.ts';
 import { deviceCookieId, deviceCookieName, deviceCookieOptions } from './remembered-device.ts';
 import { mergeTotp, verifyTotp } from './second-factor.service.ts';
 import { createPasskeyLoginRouter } from './passkey-login.routes.ts';
@@ -40,6 +41,7 @@ export function createLoginRouter(ctx: Context): Router {
     acceptLanguage: req.get('accept-language'),
     portalSessionId: portalSessionId(ctx.config, req),
     deviceId: deviceCookieId(req),
+    knownBrowser: knownBrowserCookie(req),
   });
   const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req), sessionId: res.locals.body.session_id as string });
   // The cookie that ends the login cookie carries no value, so it is not signed: signing '' would
@@ -47,11 +49,12 @@ export function createLoginRouter(ctx: Context): Router {
   const { maxAge: _maxAge, signed: _signed, ...clearLoginCookie } = loginCookieOptions(ctx.config);
 
   /**
-   * At Done the login cookie goes and the portal session cookie (a new id) arrives; "remember
-   * this device" sets the remembered-device cookie.
+   * At Done the login cookie goes and the portal session cookie (a new id) arrives, with the
+   * known-browser cookie; "remember this device" sets the remembered-device cookie.
    */
   const send = (res: Response, outcome: LoginOutcome) => {
     if (outcome.rememberedDeviceId) res.cookie(deviceCookieName, outcome.rememberedDeviceId, deviceCookieOptions(ctx.config));
+    if (outcome.knownBrowser) res.cookie(knownBrowserCookieName, outcome.knownBrowser, knownBrowserCookieOptions(ctx.config));
     if (outcome.portalSession) {
       setPortalSessionCookie(res, ctx.config, outcome.portalSession.id, outcome.portalSession.persistent);
       res.clearCookie(loginCookieName, clearLoginCookie);
@@ -81,7 +84,7 @@ export function createLoginRouter(ctx: Context): Router {
   });
 
   router.post('/auth/login/resend-otp', limited, validate({ body: sessionOnlyBody }), async (req, res) => {
-    send(res, await resendEmailCode(ctx, ref(req, res)));
+    send(res, await resendEmailCode(ctx, ref(req, res), info(req)));
   });
 
   router.post('/auth/login/create-password', limited, validate({ body: createPasswordBody }), async (req, res) => {

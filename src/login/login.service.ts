@@ -24,7 +24,7 @@ import {
   takeLoginSession,
   type LoginSession,
 } from './login-session.ts';
-import { assertNotLocked, reserveAttempt } from './lockout.ts';
+import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from './lockout.ts';
 import { decideNextStep } from './next-step.ts';
 import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
 
@@ -48,8 +48,14 @@ export async function startLogin(
 ): Promise<{ sessionId: string; answer: LoginAnswer }> {
   const email = normalizeEmail(input.email);
   // The budget, the lock and the account read go out together: one round trip each to the store
-  // and the database. Nothing is written before the first two have passed.
-  const [, , facts] = await Promise.all([rateLimitsFor(ctx).consume('email', email), assertNotLocked(ctx, email), loadAccountFacts(ctx, email)]);
+  // and the database. Nothing is written before the first two have passed. A known browser of
+  // the email has a budget of its own and is not held by the email's lock (lockout.ts).
+  const guesser = await guesserFor(ctx, email, input.info.knownBrowser);
+  const [, , facts] = await Promise.all([
+    rateLimitsFor(ctx).consume('email', budgetKey(guesser)),
+    assertNotLocked(ctx, guesser),
+    loadAccountFacts(ctx, email),
+  ]);
   if (input.previousLoginId) await takeLoginSession(ctx, input.previousLoginId);
 
   const now = ctx.now().getTime();
@@ -115,12 +121,13 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
   // Taken before the credentials are read: a password reset after this moment ends the sign-in.
   const provingFrom = ctx.now().getTime();
   // Together, as in startLogin: the proof is looked at only after the budget and the lock passed.
+  const guesser = await guesserFor(ctx, session.email, info.knownBrowser);
   const [, , facts] = await Promise.all([
-    rateLimitsFor(ctx).consume('email', session.email),
-    assertNotLocked(ctx, session.email),
+    rateLimitsFor(ctx).consume('email', budgetKey(guesser)),
+    assertNotLocked(ctx, guesser),
     loadAccountFacts(ctx, session.email),
   ]);
-  const attempt = await reserveAttempt(ctx, session.email);
+  const attempt = await reserveAttempt(ctx, guesser);
   let result: VerifyResult;
   try {
     result = await verifiers[method].verify({ ctx, session, ...facts }, proof);
@@ -169,10 +176,11 @@ export async function verifyEmailCode(
  * A new code replaces the old one; the wrong-try count of the session is kept, so resending
  * does not buy more guesses. The per-address mail budget limits how often this works.
  */
-export async function resendEmailCode(ctx: Context, ref: SessionRef): Promise<LoginOutcome> {
+export async function resendEmailCode(ctx: Context, ref: SessionRef, info: RequestInfo): Promise<LoginOutcome> {
   const session = await openSession(ctx, ref, undefined, 'email_code');
-  await rateLimitsFor(ctx).consume('email', session.email);
-  await assertNotLocked(ctx, session.email);
+  const guesser = await guesserFor(ctx, session.email, info.knownBrowser);
+  await rateLimitsFor(ctx).consume('email', budgetKey(guesser));
+  await assertNotLocked(ctx, guesser);
   if ((await wrongCodeCount(ctx, session.id)) >= maxWrongCodes) throw loginErrors.otpRetriesExceeded();
   const facts = await loadAccountFacts(ctx, session.email);
   await sendCode(ctx, session, facts);

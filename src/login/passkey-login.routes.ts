@@ -23,7 +23,7 @@ export function createPasskeyLoginRouter(ctx: Context, kit: LoginRouteKit): Rout
   const router = Router();
 
   router.post('/auth/login/passkey/options', kit.limited, validate({ body: sessionOnlyBody }), async (req, res) => {
-    res.json(await passkeySignInOptions(ctx, kit.ref(req, res)));
+    res.json(await passkeySignInOptions(ctx, kit.ref(req, res), kit.info(req)));
   });
 
   router.post('/auth/login/passkey/verify', kit.limited, validate({ body: verifyBody }), async (req, res) => {

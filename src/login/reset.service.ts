@@ -169,7 +169,7 @@ export async function confirmPasswordReset(
   const account = await findAccountById(ctx.db, row.account_id);
   // First, as the new password is committed and the link spent: the lock ends even if what
   // follows fails (a reset is the way out of the 30-day lock).
-  if (account) await clearFailures(ctx, account.email);
+  if (account) await clearFailures(ctx, { email: account.email });
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);

@@ -7,7 +7,7 @@ import { loadAccountFacts, type AccountFacts } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts';
 import { assertState, requireLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
-import { assertNotLocked, recordFailure } from './lockout.ts';
+import { assertNotLocked, budgetKey, guesserFor, recordFailure } from './lockout.ts';
 import type { SessionRef } from './login.service.ts';
 import { rememberDevice } from './remembered-device.ts';
 
@@ -43,9 +43,10 @@ async function proveSecondFactor(
   // Issued together (one pipelined round trip to the store, the account read alongside). The
   // attempt counts even when the email's budget or the lock then refuses the call: stricter,
   // never looser.
+  const guesser = await guesserFor(ctx, session.email, info.knownBrowser);
   const [, , attempt, facts] = await Promise.all([
-    rateLimitsFor(ctx).consume('email', session.email),
-    assertNotLocked(ctx, session.email),
+    rateLimitsFor(ctx).consume('email', budgetKey(guesser)),
+    assertNotLocked(ctx, guesser),
     ctx.store.incr(attemptsKey(session.id), ttl),
     loadAccountFacts(ctx, session.email),
   ]);
@@ -59,7 +60,7 @@ async function proveSecondFactor(
     const last = attempt >= maxMfaAttempts;
     if (last) await takeLoginSession(ctx, session.id);
     if (result.countsAsFailure) {
-      await recordFailure(ctx, session.email, {
+      await recordFailure(ctx, guesser, {
         accountId: facts.account?.id ?? null,
         method: 'totp',
         reason: last ? 'mfa/retries-exceeded' : result.error.type,

@@ -75,6 +75,8 @@ export interface SignInRecord {
   at: Date;
   /** A sign-in by emailed code proves the address. */
   emailVerified: boolean;
+  /** The sign-in ends the account's lock (false when a known browser signed in: lockout.ts). */
+  clearsLock: boolean;
   /** The credentials used (first and second factor): their last use is set. */
   credentialIds: string[];
   ip: string | null;
@@ -84,7 +86,8 @@ export interface SignInRecord {
 }
 
 /**
- * Completed sign-ins in one statement: last_login_at set and any lock cleared, the credentials'
+ * Completed sign-ins in one statement: last_login_at set and the lock cleared (when the sign-in
+ * ends it), the credentials'
  * last use, and a `login.succeeded` audit event each (in input order). One statement is also one
  * transaction, so a batch is recorded whole or not at all. The inputs travel as one JSON array.
  *
@@ -96,7 +99,7 @@ export interface SignInRecord {
  */
 const recordSignInsStatement = directStatement(`with input as (
        select * from jsonb_to_recordset(?::jsonb) as r(
-         n int, at timestamptz, account_id uuid, email_verified boolean, credential_ids uuid[],
+         n int, at timestamptz, account_id uuid, email_verified boolean, clears_lock boolean, credential_ids uuid[],
          ip text, user_agent text, details jsonb)
      ), used as (
        select u.id, max(input.at) as at from input, unnest(input.credential_ids) as u(id) group by u.id
@@ -105,9 +108,11 @@ const recordSignInsStatement = directStatement(`with input as (
      ), locked_credentials as materialized (
        select id from credentials where id = any(array(select id from used)) order by id for update
      ), account_update as (
-       update accounts as a set last_login_at = i.at, locked_until = null, updated_at = i.at,
+       update accounts as a set last_login_at = i.at, updated_at = i.at,
+         locked_until = case when i.clears_lock then null else a.locked_until end,
          email_verified = a.email_verified or i.email_verified
-       from (select account_id, max(at) as at, bool_or(email_verified) as email_verified from input group by account_id) as i
+       from (select account_id, max(at) as at, bool_or(email_verified) as email_verified, bool_or(clears_lock) as clears_lock
+             from input group by account_id) as i
        where a.id = i.account_id and a.id = any(array(select id from locked_accounts))
      ), credential_update as (
        update credentials as c set last_used_at = used.at from used
@@ -122,6 +127,7 @@ async function insertSignIns(db: Queryable, records: SignInRecord[]): Promise<vo
     at: record.at,
     account_id: record.accountId,
     email_verified: record.emailVerified,
+    clears_lock: record.clearsLock,
     credential_ids: record.credentialIds,
     ip: record.ip,
     user_agent: record.userAgent?.slice(0, 512) ?? null,

@@ -40,7 +40,8 @@ export async function changePassword(
   const limits = rateLimitsFor(ctx);
   await limits.consume('ip', info.ip ?? 'unknown');
   await limits.consume('email', session.email);
-  await assertNotLocked(ctx, session.email);
+  // The known-browser cookie is read only under /auth: here the email's lock and count apply.
+  await assertNotLocked(ctx, { email: session.email });
   const normalized = assertPasswordPolicy(input.new_password);
 
   const account = await findAccountById(ctx.db, session.account_id);
@@ -49,7 +50,7 @@ export async function changePassword(
   if (!stored?.secret) throw profileErrors.noPassword();
   const outcome = await verifyPassword(stored.secret, input.current_password);
   if (!outcome.ok) {
-    await recordFailure(ctx, account.email, {
+    await recordFailure(ctx, { email: account.email }, {
       accountId: account.id,
       method: 'password',
       reason: 'profile_password_change',

@@ -7,7 +7,7 @@ import { loadAccountFacts } from '../login/login-answer.ts';
 import { loginErrors } from '../login/login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from '../login/login-finish.ts';
 import { assertState, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
-import { assertNotLocked } from '../login/lockout.ts';
+import { assertNotLocked, guesserFor } from '../login/lockout.ts';
 import { verifyFirstFactor } from '../login/login.service.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { withParam } from './local-path.ts';
@@ -100,7 +100,7 @@ async function exchangeCode(ctx: Context, tx: UpstreamTransaction, query: URLSea
 async function signIn(ctx: Context, tx: UpstreamTransaction, identity: UpstreamIdentity, input: CallbackInput): Promise<CallbackRedirect> {
   const session = await requireLoginSession(ctx, input.loginCookieId, tx.login_session_id ?? '');
   assertState(session, ...verifiers.oidc.acceptedIn);
-  await assertNotLocked(ctx, session.email);
+  await assertNotLocked(ctx, await guesserFor(ctx, session.email, input.info.knownBrowser));
   const { account } = await loadAccountFacts(ctx, session.email);
   if (account && !(await findOidcCredential(ctx.db, identity)) && mayLinkAutomatically(identity, session.email)) {
     await linkIdentity(ctx, account.id, identity, 'login-verified-email', input.info);

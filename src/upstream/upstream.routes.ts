@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import type { RequestInfo } from '../login/login-finish.ts';
 import { loginCookieId, loginCookieName, loginCookieOptions } from '../login/login-session.ts';
+import { knownBrowserCookie, knownBrowserCookieName, knownBrowserCookieOptions } from '../login/known-browser.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { getPortalSession, portalSessionId, setPortalSessionCookie } from '../session/portal-session.ts';
 import { completeCallback, type CallbackRedirect } from './upstream-callback.ts';
@@ -51,6 +52,7 @@ export function createUpstreamRouter(ctx: Context): Router {
       acceptLanguage: req.get('accept-language'),
       portalSessionId: portalSessionId(ctx.config, req),
       deviceId: deviceCookieId(req),
+      knownBrowser: knownBrowserCookie(req),
     };
     const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     const redirect = await completeCallback(ctx, {
@@ -67,11 +69,12 @@ export function createUpstreamRouter(ctx: Context): Router {
     res.redirect(303, redirect.location);
   });
 
-  /** At Done the login cookie goes and the new portal session's cookie arrives (as in login.routes.ts). */
+  /** At Done the login cookie goes and the new portal session's and known-browser cookies arrive (as in login.routes.ts). */
   const sendLoginCookies = (res: Response, redirect: CallbackRedirect) => {
     const portal = redirect.login?.portalSession;
     if (!portal) return;
     setPortalSessionCookie(res, ctx.config, portal.id, portal.persistent);
+    if (redirect.login?.knownBrowser) res.cookie(knownBrowserCookieName, redirect.login.knownBrowser, knownBrowserCookieOptions(ctx.config));
     const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
     res.clearCookie(loginCookieName, options);
   };

@@ -190,8 +190,8 @@ describe('password reset', () => {
     const newPassword = 'Unlocked-Again-8?';
     // 100 failures in a row: locked for 30 days, until a reset.
     const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
-    for (let i = 0; i < lockoutPolicy.maxConsecutiveFailures; i += 1) await recordFailure(h.server.ctx, email, meta).catch(() => {});
-    await expect(assertNotLocked(h.server.ctx, email)).rejects.toMatchObject({ type: 'account_locked' });
+    for (let i = 0; i < lockoutPolicy.maxConsecutiveFailures; i += 1) await recordFailure(h.server.ctx, { email }, meta).catch(() => {});
+    await expect(assertNotLocked(h.server.ctx, { email })).rejects.toMatchObject({ type: 'account_locked' });
 
     await openLogin(page);
     await enterEmail(page, email);

@@ -253,13 +253,13 @@ describe('lockout', () => {
   it('never refuses without a lock: an attempt past the limit gives its place back', async () => {
     const email = `places-${Date.now()}@example.com`;
     const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
-    for (let i = 0; i < 9; i += 1) await (await reserveAttempt(t.ctx, email)).failed(meta);
-    const tenth = await reserveAttempt(t.ctx, email);
+    for (let i = 0; i < 9; i += 1) await (await reserveAttempt(t.ctx, { email })).failed(meta);
+    const tenth = await reserveAttempt(t.ctx, { email });
     // While the tenth is verified, an eleventh is refused unverified...
-    await expect(reserveAttempt(t.ctx, email)).rejects.toMatchObject({ type: 'account_locked' });
+    await expect(reserveAttempt(t.ctx, { email })).rejects.toMatchObject({ type: 'account_locked' });
     // ...and once the tenth turns out right, the next attempt is verified again.
     await tenth.release();
-    const next = await reserveAttempt(t.ctx, email);
+    const next = await reserveAttempt(t.ctx, { email });
     await next.release();
   });
 

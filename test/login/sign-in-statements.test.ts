@@ -56,6 +56,7 @@ describe('sign-ins, recorded for many at once', () => {
     accountId,
     at,
     emailVerified: false,
+    clearsLock: true,
     credentialIds: credentials,
     ip: '203.0.113.7',
     userAgent: 'Browser/1.0',

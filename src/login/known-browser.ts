@@ -1,0 +1,68 @@
+import { createHash, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CookieOptions, Request } from 'express';
+import type { Config } from '../config/index.ts';
+import { authCookieOptions } from '../http/cookies.ts';
+
+/**
+ * A known browser: one that has signed in to an email before (OWASP "Slow Down Online Guessing
+ * Attacks with Device Cookies"). Every completed sign-in leaves the HttpOnly cookie `nyckel_known`
+ * holding a random nonce and a MAC binding it to the email; the email itself is not in it. A
+ * known browser's failed attempts count against that browser, not the email (lockout.ts), so
+ * whoever guesses at an address from elsewhere locks only the browsers that never signed in to
+ * it: the owner goes on signing in from their own. One email per browser: the last sign-in's.
+ *
+ * No store entry: the MAC proves the cookie was issued for this email, and the nonce names the
+ * browser's own failure count. Stolen, it buys its thief no more than the browser's own limit.
+ */
+export const knownBrowserCookieName = 'nyckel_known';
+
+/** A browser unused this long is a stranger again. */
+export const knownBrowserDays = 180;
+
+type KeyContext = { config: Pick<Config, 'encryptionKey'> };
+
+const macKeys = new WeakMap<Buffer, KeyObject>();
+
+/** A key of its own, derived from ENCRYPTION_KEY (as the emailed codes' MAC key is). */
+function macKey(ctx: KeyContext): KeyObject {
+  let key = macKeys.get(ctx.config.encryptionKey);
+  if (!key) {
+    key = createSecretKey(Buffer.from(hkdfSync('sha256', ctx.config.encryptionKey, Buffer.alloc(0), 'nyckel known browser v1', 32)));
+    macKeys.set(ctx.config.encryptionKey, key);
+  }
+  return key;
+}
+
+function mac(ctx: KeyContext, email: string, nonce: string): Buffer {
+  return createHmac('sha256', macKey(ctx)).update(`${email}\n${nonce}`).digest();
+}
+
+/** A new cookie value for a browser that just signed in to the (normalised) email. */
+export function issueKnownBrowser(ctx: KeyContext, email: string): string {
+  const nonce = randomBytes(16).toString('base64url');
+  return `${nonce}.${mac(ctx, email, nonce).toString('base64url')}`;
+}
+
+/**
+ * The name of this browser's failure count when its cookie was issued for this email, else null
+ * (no cookie, another email's, tampered). The MAC is compared in constant time.
+ */
+export function knownBrowserFor(ctx: KeyContext, email: string, cookie: string | undefined): string | null {
+  if (!cookie) return null;
+  const [nonce, given, ...rest] = cookie.split('.');
+  if (!nonce || !given || rest.length > 0 || nonce.length > 64) return null;
+  const expected = mac(ctx, email, nonce);
+  const actual = Buffer.from(given, 'base64url');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return null;
+  return createHash('sha256').update(nonce).digest('base64url');
+}
+
+/** The raw cookie; its own MAC authenticates it, so it is not signed a second time. */
+export function knownBrowserCookie(req: Request): string | undefined {
+  const value = (req.cookies as Record<string, unknown> | undefined)?.[knownBrowserCookieName];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function knownBrowserCookieOptions(config: Config): CookieOptions {
+  return { ...authCookieOptions(config, knownBrowserDays * 86_400), signed: false };
+}

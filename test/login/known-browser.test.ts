@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockoutPolicy } from '../../src/login/lockout.ts';
+import { limitRules } from '../../src/http/rate-limit.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createAccount } from './fixtures.ts';
+import { errorType, setCookies, signInWithPassword, start, type Browser } from './journey.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const password = 'Correct-Horse-9';
+
+async function wrongPassword(browser: Browser, email: string) {
+  const started = await start(browser, email);
+  if (started.status !== 200) return started;
+  return browser.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email, password: 'Wrong-Horse-9' });
+}
+
+/** A stranger's browser tries wrong passwords until the address is locked. */
+async function lockFromElsewhere(email: string): Promise<void> {
+  const stranger = t.agent();
+  for (let i = 1; i <= lockoutPolicy.maxFailures; i += 1) {
+    const res = await wrongPassword(stranger, email);
+    expect(res.status).toBe(i < lockoutPolicy.maxFailures ? 401 : 423);
+  }
+  expect(errorType(await start(t.agent(), email))).toBe('account_locked');
+}
+
+/** The owner's browser, having signed in once: it carries `nyckel_known`. */
+async function knownBrowserOf(email: string): Promise<Browser> {
+  const owner = t.agent();
+  const done = await signInWithPassword(owner, email, password);
+  expect(done.body.state).toBe('Done');
+  return owner;
+}
+
+const valueOf = (line: string) => line.slice('nyckel_known='.length, line.indexOf(';'));
+
+/** A start from a browser whose only cookie is this `nyckel_known` value. */
+function startCarrying(known: string, email: string) {
+  return t.agent().post('/auth/login/start').set('Cookie', `nyckel_known=${known}`).send({ email });
+}
+
+describe('a browser that signed in to an address before (nyckel_known)', () => {
+  it('is given an HttpOnly cookie under /auth at every sign-in, a new one each time', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const browser = t.agent();
+    const first = setCookies(await signInWithPassword(browser, account.email, password)).get('nyckel_known');
+    const second = setCookies(await signInWithPassword(browser, account.email, password)).get('nyckel_known');
+    for (const line of [first, second]) {
+      expect(line).toMatch(/HttpOnly/);
+      expect(line).toMatch(/SameSite=Lax/);
+      expect(line).toMatch(/Path=\/auth/);
+      expect(line).toMatch(/Max-Age=15552000/);
+      expect(line).not.toContain(encodeURIComponent(account.email));
+    }
+    expect(first).not.toBe(second);
+  });
+
+  it('goes on signing in while failures from elsewhere keep the address locked, and its sign-in leaves that lock in place', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    await lockFromElsewhere(account.email);
+    const lockedUntil = (await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until;
+    expect(lockedUntil).not.toBeNull();
+
+    const again = await signInWithPassword(owner, account.email, password);
+    expect(again.status).toBe(200);
+    expect(again.body.state).toBe('Done');
+
+    // The stranger's run is not restarted by the owner's sign-in: the address stays locked to them.
+    expect(errorType(await start(t.agent(), account.email))).toBe('account_locked');
+    expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).toEqual(lockedUntil);
+  });
+
+  it('counts its own failures apart from the address: they lock no one, and after the limit it counts with everyone else', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    for (let i = 1; i <= lockoutPolicy.maxFailures; i += 1) {
+      const res = await wrongPassword(owner, account.email);
+      expect(res.status).toBe(401);
+      expect(errorType(res)).toBe('invalid_credentials');
+    }
+    // Ten failures from the known browser: the address is not locked for anyone.
+    expect((await start(t.agent(), account.email)).status).toBe(200);
+    // But the browser has lost its standing: the address's lock now holds it too.
+    await lockFromElsewhere(account.email);
+    expect(errorType(await start(owner, account.email))).toBe('account_locked');
+  });
+
+  it('is its own per-address budget: spending the address’s budget elsewhere does not stop it', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    const stranger = t.agent();
+    let refused = 0;
+    for (let i = 0; i <= limitRules.email.points; i += 1) {
+      if ((await start(stranger, account.email)).status === 429) refused += 1;
+    }
+    expect(refused).toBeGreaterThan(0);
+    const done = await signInWithPassword(owner, account.email, password);
+    expect(done.body.state).toBe('Done');
+  });
+
+  it('counts for the address it signed in to only, and not at all when its cookie is altered', async () => {
+    const locked = await createAccount(t.ctx.db, { password });
+    const other = await createAccount(t.ctx.db, { password });
+    const value = valueOf(setCookies(await signInWithPassword(t.agent(), other.email, password)).get('nyckel_known')!);
+    await lockFromElsewhere(locked.email);
+
+    expect(errorType(await startCarrying(value, locked.email))).toBe('account_locked');
+
+    const genuine = valueOf(setCookies(await signInWithPassword(t.agent(), other.email, password)).get('nyckel_known')!);
+    await lockFromElsewhere(other.email);
+    expect((await startCarrying(genuine, other.email)).status).toBe(200);
+    const altered = genuine.slice(0, -2) + (genuine.endsWith('AA') ? 'BB' : 'AA');
+    expect(errorType(await startCarrying(altered, other.email))).toBe('account_locked');
+  });
+});
