@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { codeFrom, errorType, setCookies, start } from '../login/journey.ts';
-import { alignToStep, codeAt, createTotpAccount, passwordStep, verifyMfa, wrongCode } from './helpers.ts';
+import { alignToStep, codeAt, createTotpAccount, passwordStep, signIn, verifyMfa, wrongCode } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -143,6 +143,21 @@ describe('verify-mfa: the authenticator code after the password', () => {
     expect(errorType(await browser.post('/auth/login/verify-password').send(body))).toBe('invalid_credentials');
     const locked = await browser.post('/auth/login/verify-password').send(body);
     expect([locked.status, errorType(locked)]).toEqual([423, 'account_locked']);
+  });
+
+  it('wrong codes from a browser that signed in before count against that browser, not the address', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const browser = t.agent();
+    expect((await signIn(t.ctx, browser, account)).body.state).toBe('Done');
+    const wrong = await wrongCode(t.ctx, account.secrets[0]!);
+    // 10 wrong codes, as many as lock the address from a stranger's browser: nobody is locked.
+    for (const tries of [4, 4, 2]) {
+      const mfa = await passwordStep(browser, account.email);
+      for (let i = 0; i < tries; i += 1) expect(errorType(await verifyMfa(browser, mfa.body.session_id, wrong))).toBe('mfa/invalid');
+    }
+    expect((await start(t.agent(), account.email)).status).toBe(200);
+    const failed = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' });
+    expect(failed).toHaveLength(10);
   });
 
   it('an email code is one factor: code, then TOTP (amr otp, mfa), then the offer to create a password', async () => {
