@@ -53,6 +53,15 @@ export async function setLockedUntil(db: Queryable, id: string, until: Date | nu
   await db('accounts').where({ id }).update({ locked_until: until });
 }
 
+/**
+ * The end of a mirrored lock still in force, else null. The mirror is cleared by a sign-in that
+ * ends the lock (or an operator's unlock), not when the lock runs out, so a past end is no lock.
+ * Compare on ctx.now()'s clock, as the lock itself is read.
+ */
+export function lockInForce(lockedUntil: Date | null, now: Date): Date | null {
+  return lockedUntil && lockedUntil.getTime() > now.getTime() ? lockedUntil : null;
+}
+
 export async function clearPasswordResetRequired(db: Queryable, id: string, at: Date): Promise<void> {
   await db('accounts').where({ id }).update({ password_reset_required: false, updated_at: at });
 }

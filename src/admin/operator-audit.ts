@@ -7,6 +7,7 @@ export type OperatorAction =
   | 'operator.password_reset.sent'
   | 'operator.password_resets.viewed'
   | 'operator.credential.deleted'
+  | 'operator.account.unlocked'
   | 'operator.tokens.viewed'
   | 'operator.tenant.created'
   | 'operator.tenant_setting.set'

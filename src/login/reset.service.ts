@@ -5,6 +5,7 @@ import {
   findAccountByEmail,
   findAccountById,
   normalizeEmail,
+  setLockedUntil,
   type Queryable,
 } from '../accounts/accounts.repository.ts';
 import type Provider from 'oidc-provider';
@@ -154,6 +155,8 @@ export async function confirmPasswordReset(
     if (spent !== 1) return null;
     await setPasswordHash(trx, live.account_id, hash, now);
     await clearPasswordResetRequired(trx, live.account_id, now);
+    // The console's mirror of the lock that clearFailures ends below.
+    await setLockedUntil(trx, live.account_id, null);
     await revokeResetTokens(trx, live.account_id);
     await recordAudit(trx, {
       action: 'password_reset.completed',

@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
+import { BrowserLike } from '../helpers/browser-like.ts';
 import { useBrowserHarness } from './harness.ts';
 import { t } from './texts.ts';
 
@@ -225,6 +226,52 @@ describe('accounts', () => {
     await row.getByRole('button', { name: t.en('admin.account.reset_password'), exact: true }).click();
     await page.getByText(t.en('success.reset_email_sent'), { exact: true }).waitFor();
     await h.mail.waitFor(email, (mail) => mail.text.includes('/login/set-password/'));
+  });
+});
+
+/** Signs in through the login API as a new browser would; answers the state each step reached. */
+async function passwordSignIn(email: string, password: string): Promise<string | undefined> {
+  const browser = new BrowserLike(h.base);
+  const started = await browser.json<{ session_id: string; state: string }>('/auth/login/start', { email });
+  if (started.status !== 200) return `${started.status}`;
+  const done = await browser.json<{ state: string }>('/auth/login/verify-password', { session_id: started.body.session_id, email, password });
+  return done.status === 200 ? done.body.state : `${done.status}`;
+}
+
+describe('sign-in locks', () => {
+  it('shows a lock with its end; a support operator unlocks it from the keyboard after confirming, and the person signs in', async () => {
+    const { page } = h;
+    await signInAsOperator(page, undefined, 'support');
+    const email = `${unique('locked')}@example.test`;
+    await createAccount(h.server.ctx.db, { email, name: `Lena ${unique('Locked')}`, password: PASSWORD });
+    // Ten wrong passwords lock the address: the tenth is answered 423.
+    for (let i = 1; i <= 10; i += 1) expect(await passwordSignIn(email, 'Wrong-Pass-1')).toBe(i < 10 ? '401' : '423');
+    expect(await passwordSignIn(email, PASSWORD)).toBe('423');
+    const { locked_until: lockedUntil } = (await h.server.ctx.db('accounts').where({ email }).first('locked_until')) as { locked_until: Date };
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    const lockText = t.en('admin.account.locked_until', { time: `${lockedUntil.toISOString().slice(0, 16).replace('T', ' ')} UTC` });
+    await row.getByText(lockText, { exact: true }).waitFor();
+    await h.shot('admin-account-locked');
+
+    const unlock = row.getByRole('button', { name: t.en('admin.account.unlock'), exact: true });
+    await unlock.focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('dialog', { name: t.en('admin.account.unlock_title') });
+    await confirm.getByText(t.en('admin.account.unlock_confirm', { email }), { exact: true }).waitFor();
+    // Not a risky change: the focus starts on Unlock, so Enter confirms.
+    await page.keyboard.press('Enter');
+    await page.getByText(t.en('admin.account.unlocked'), { exact: true }).waitFor();
+    await unlock.waitFor({ state: 'detached' });
+    expect(await row.getByText(lockText, { exact: true }).count()).toBe(0);
+    // The button went with the lock: the focus is on the row's other action, not lost.
+    const reset = row.getByRole('button', { name: t.en('admin.account.reset_password'), exact: true });
+    expect(await reset.evaluate((button) => button === document.activeElement)).toBe(true);
+
+    expect(await passwordSignIn(email, PASSWORD)).toBe('Done');
   });
 });
 

@@ -86,6 +86,22 @@ describe('forgot password', () => {
     expect((await signInWithPassword(t.agent(), account.email, 'New-Password-2')).body.state).toBe('Done');
   });
 
+  it('ends a lock, in the console’s view too: the account no longer shows locked_until', async () => {
+    const account = await createAccount(t.ctx.db, { password: 'Old-Password-1' });
+    const stranger = t.agent();
+    for (let i = 0; i < 10; i += 1) {
+      const started = await start(stranger, account.email);
+      await stranger.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email: account.email, password: 'Wrong-1-Pass' });
+    }
+    expect(errorType(await start(t.agent(), account.email))).toBe('account_locked');
+    expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).not.toBeNull();
+
+    const { link } = await createResetLink(t.ctx, account.id);
+    expect((await confirm(link.split('/').pop()!, 'New-Password-2')).status).toBe(200);
+    expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).toBeNull();
+    expect((await signInWithPassword(t.agent(), account.email, 'New-Password-2')).body.state).toBe('Done');
+  });
+
   it('a reset returns type null when the request named none', async () => {
     const account = await createAccount(t.ctx.db, { password: 'Old-Password-1' });
     await request(account.email);

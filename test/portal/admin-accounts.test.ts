@@ -5,6 +5,7 @@ import {
   credentialLabel,
   filterResetLinks,
   initialsOf,
+  lockEnd,
 } from '../../portal/src/admin/accounts/account-view.ts';
 import { lastLogin } from '../../portal/src/admin/accounts/last-login.ts';
 
@@ -58,6 +59,19 @@ describe('which credentials may be deleted (spec section 4)', () => {
     ['passkey of a user', true, 'webauthn', true],
   ] as const)('%s → %s', (_name, isUser, type, allowed) => {
     expect(canDeleteCredential({ is_user: isUser }, { type })).toBe(allowed);
+  });
+});
+
+describe('the sign-in lock a row shows (and offers to unlock)', () => {
+  const now = new Date('2026-03-01T12:00:00.000Z');
+  it.each([
+    ['not locked', null, null],
+    ['locked for another minute', '2026-03-01T12:01:00.000Z', '2026-03-01T12:01:00.000Z'],
+    ['run out since the page loaded', '2026-03-01T11:59:59.000Z', null],
+    ['ending right now', '2026-03-01T12:00:00.000Z', null],
+    ['unreadable', 'soon', null],
+  ])('%s → %s', (_name, lockedUntil, shown) => {
+    expect(lockEnd({ locked_until: lockedUntil }, now)).toBe(shown);
   });
 });
 

@@ -23,6 +23,8 @@ export interface AdminAccount {
   is_user: boolean;
   is_stakeholder: boolean;
   last_login_at: string | null;
+  /** The end of the sign-in lock in force (too many failed attempts); null when not locked. */
+  locked_until: string | null;
   available_credentials: AvailableCredential[];
   tenant_access: TenantAccess[];
 }
@@ -91,7 +93,7 @@ export interface AccessToken {
 
 export type OperatorRole = 'support' | 'admin';
 
-/** The signed-in operator: `support` reads, sends reset mails and notifications; `admin` may change everything. */
+/** The signed-in operator: `support` reads, sends reset mails and notifications, ends sign-in locks; `admin` may change everything. */
 export interface OperatorInfo {
   id: string;
   email: string;
@@ -120,6 +122,11 @@ export function searchAccounts(query: string): Promise<AdminAccount[]> {
 /** Sends the reset email. The answer is neutral: it never says whether the mail went anywhere. */
 export async function sendAccountPasswordReset(accountId: string): Promise<void> {
   await request('POST', `/api/accounts/${segment(accountId)}/reset-password`);
+}
+
+/** Ends the account's sign-in lock and starts its failed-attempt count afresh; fine when it is not locked. */
+export async function unlockAccount(accountId: string): Promise<void> {
+  await request('POST', `/api/accounts/${segment(accountId)}/unlock`);
 }
 
 /** 409 `credential/password-required`: a user account keeps its password. 403 for the support role. */

@@ -24,6 +24,7 @@ const simple: Record<string, string> = {
   'session.revoked': 'session_revoked',
   'sessions.revoked_others': 'sessions_revoked_others',
   'operator.password_reset.sent': 'operator_password_reset_sent',
+  'operator.account.unlocked': 'operator_account_unlocked',
   'operator.tokens.viewed': 'operator_tokens_viewed',
 };
 

@@ -1,6 +1,7 @@
-import { findAccountById } from '../../accounts/accounts.repository.ts';
+import { findAccountById, lockInForce, setLockedUntil } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { AppError, errors } from '../../http/app-error.ts';
+import { clearFailures } from '../../login/lockout.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { revokeAllRememberedDevices } from '../../login/remembered-device.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
@@ -36,6 +37,38 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
   });
   const language = chooseLanguage({ acceptLanguage: undefined, accountLocale: account.locale });
   await sendMail(ctx, account.email, language, { kind: 'reset_link', link, minutes: resetTokenTtlSeconds / 60 });
+}
+
+/**
+ * "Unlock" in the console: ends the account's sign-in lock (src/login/lockout.ts) as a completed
+ * password reset does. clearFailures drops the email's lock and its counts, so the next lock takes
+ * ten new failures and lasts 15 minutes again; the accounts.locked_until mirror is cleared with it.
+ *
+ * Support may do it, as support may send the reset that ends the lock too: it opens nothing, since
+ * the password (and second factor) is still needed. What it does give is a fresh budget of guesses
+ * at that address, whether or not a lock was in force (the counts restart either way), so every
+ * call is audited, with the lock end it found (null when there was none): unlocking an account
+ * that is not locked still succeeds, and is still a change the log must show.
+ *
+ * The mirror and the audit row are committed before the store's lock is cleared, as the reset mail
+ * is recorded before it is sent: a lock never ends without its record. A store that fails after
+ * the commit answers 503 and the lock stays, the row recording that an operator tried.
+ */
+export async function unlockAccount(ctx: Context, operator: Operator, accountId: string): Promise<void> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw errors.notFound();
+  const now = ctx.now();
+  const lockedUntil = lockInForce(account.locked_until, now);
+  await ctx.db.transaction(async (trx) => {
+    await setLockedUntil(trx, account.id, null);
+    await recordOperatorAction(
+      trx,
+      operator,
+      { action: 'operator.account.unlocked', target_account_id: account.id, details: { locked_until: lockedUntil?.toISOString() ?? null } },
+      now,
+    );
+  });
+  await clearFailures(ctx, { email: account.email });
 }
 
 /**

@@ -12,6 +12,8 @@ export interface AccountRow {
   is_user: boolean;
   is_stakeholder: boolean;
   last_login_at: Date | null;
+  /** The mirror of the sign-in lock (src/login/lockout.ts); it keeps a lock's end after it has passed. */
+  locked_until: Date | null;
 }
 
 export interface TenantAccessSummary {
@@ -25,7 +27,7 @@ export interface TenantAccessSummary {
 /** Names sort as people read them (case-insensitively), whatever the database collation; then by email. */
 const byName = 'lower(name), name, email';
 
-const accountColumns = ['id', 'name', 'email', 'image', 'is_user', 'is_stakeholder', 'last_login_at'] as const;
+const accountColumns = ['id', 'name', 'email', 'image', 'is_user', 'is_stakeholder', 'last_login_at', 'locked_until'] as const;
 
 /**
  * Most matches fetched through the trigram indexes and sorted; a term with more is "broad" and is

@@ -1,3 +1,4 @@
+import { lockInForce } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import type { CredentialSummary } from '../../credentials/credentials.repository.ts';
 import {
@@ -33,9 +34,11 @@ export async function listAccounts(ctx: ListingContext): Promise<AccountListing[
 
 async function withDetails(ctx: ListingContext, rows: AccountRow[]): Promise<AccountListing[]> {
   const ids = rows.map((row) => row.id);
-  const [credentials, access] = await Promise.all([credentialsByAccount(ctx.db, ids), tenantAccessByAccount(ctx.db, ids, ctx.now())]);
+  const now = ctx.now();
+  const [credentials, access] = await Promise.all([credentialsByAccount(ctx.db, ids), tenantAccessByAccount(ctx.db, ids, now)]);
   return rows.map((row) => ({
     ...row,
+    locked_until: lockInForce(row.locked_until, now),
     available_credentials: credentials.get(row.id) ?? [],
     tenant_access: access.get(row.id) ?? [],
   }));

@@ -3,11 +3,11 @@ import type { Context } from '../../context.ts';
 import { validate } from '../../http/validate.ts';
 import { accountCredentialParams, accountParams, searchParams } from '../admin.schemas.ts';
 import { operatorOf, requireOperator } from '../operator-guard.ts';
-import { deleteAccountCredential, sendResetEmail } from './account-actions.service.ts';
+import { deleteAccountCredential, sendResetEmail, unlockAccount } from './account-actions.service.ts';
 import { listAccounts, searchAccounts } from './account-listing.service.ts';
 import { listActiveResetLinks } from './reset-links.service.ts';
 
-/** The console's Accounts page: search, reset mails, credential deletion, active reset links. */
+/** The console's Accounts page: search, reset mails, sign-in unlocks, credential deletion, active reset links. */
 export function createAdminAccountsRouter(ctx: Context): Router {
   const router = Router();
   const support = requireOperator(ctx, 'support');
@@ -31,6 +31,13 @@ export function createAdminAccountsRouter(ctx: Context): Router {
   router.post('/api/accounts/:accountId/reset-password', support, validate({ params: accountParams }), async (_req, res) => {
     await sendResetEmail(ctx, operatorOf(res), res.locals.params.accountId);
     res.json({ status: 'sent' });
+  });
+
+  // Support, as for the reset mail: ending a lock lets no one in without the password, and the
+  // person could end it themselves with that mail (see unlockAccount).
+  router.post('/api/accounts/:accountId/unlock', support, validate({ params: accountParams }), async (_req, res) => {
+    await unlockAccount(ctx, operatorOf(res), res.locals.params.accountId);
+    res.json({ status: 'unlocked' });
   });
 
   router.delete(

@@ -1,6 +1,6 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { deleteAccountCredential, sendAccountPasswordReset, type AdminAccount } from '../../api/admin.ts';
+import { deleteAccountCredential, sendAccountPasswordReset, unlockAccount, type AdminAccount } from '../../api/admin.ts';
 import { isApiError } from '../../api/client.ts';
 import type { AvailableCredential } from '../../api/types.ts';
 import { Button } from '../../components/button.tsx';
@@ -11,7 +11,8 @@ import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { Modal } from '../modal.tsx';
 import { useCanChange } from '../operator.tsx';
 import { useToast } from '../toast.tsx';
-import { accountKinds, canDeleteCredential, CREDENTIAL_KEYS, credentialLabel, initialsOf, KIND_KEYS, type CredentialLabel } from './account-view.ts';
+import { formatUtc } from '../utc-time.ts';
+import { accountKinds, canDeleteCredential, CREDENTIAL_KEYS, credentialLabel, initialsOf, KIND_KEYS, lockEnd, type CredentialLabel } from './account-view.ts';
 import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
 
 /** Short marks inside the credential icons; the full name is the accessible one. */
@@ -30,7 +31,7 @@ interface AccountRowProps {
   onChange: (account: AdminAccount) => void;
 }
 
-/** One account of the results: who, what kind, last login, credentials, tenant access, reset. */
+/** One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access, reset, unlock. */
 export function AccountRow({ account, onChange }: AccountRowProps) {
   const { t } = useTranslation();
   const toast = useToast();
@@ -39,7 +40,11 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const canChange = useCanChange();
   const impersonate = useImpersonate();
   const [sending, setSending] = useState(false);
-  const login = lastLogin(account.last_login_at, new Date());
+  const [unlocking, setUnlocking] = useState(false);
+  const resetButton = useRef<HTMLButtonElement>(null);
+  const now = new Date();
+  const login = lastLogin(account.last_login_at, now);
+  const lockedUntil = lockEnd(account, now);
   const credentialName = (credential: AvailableCredential) => {
     const label = credentialLabel(credential);
     return label === 'oidc' && credential.provider ? credential.provider : t(CREDENTIAL_KEYS[label]);
@@ -56,6 +61,28 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
       setSending(false);
     }
   };
+
+  // Any operator may unlock (support too, as for the reset mail); the server says why.
+  const askUnlock = () =>
+    ask({
+      title: t('admin.account.unlock_title'),
+      content: t('admin.account.unlock_confirm', { email: account.email }),
+      confirmLabel: t('admin.account.unlock'),
+      onConfirm: async () => {
+        setUnlocking(true);
+        try {
+          await unlockAccount(account.id);
+          onChange({ ...account, locked_until: null });
+          toast('success', t('admin.account.unlocked'));
+          // The Unlock button goes with the lock: focus moves to the row's other action, not to the page.
+          resetButton.current?.focus();
+        } catch (error) {
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.unlock_failed'), error, t('admin.role_refused')));
+        } finally {
+          setUnlocking(false);
+        }
+      },
+    });
 
   const askDelete = (credential: AvailableCredential) =>
     ask({
@@ -87,6 +114,11 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
               {t(KIND_KEYS[kind])}
             </span>
           ))}
+          {lockedUntil && (
+            <span className="badge badge-locked" title={lockedUntil}>
+              {t('admin.account.locked_until', { time: formatUtc(lockedUntil) })}
+            </span>
+          )}
         </div>
         <dl className="facts compact">
           <div>
@@ -176,9 +208,14 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
         </dl>
       </div>
       <div className="row-actions">
-        <Button type="button" variant="secondary" loading={sending} onClick={() => void sendReset()}>
+        <Button ref={resetButton} type="button" variant="secondary" loading={sending} onClick={() => void sendReset()}>
           {t('admin.account.reset_password')}
         </Button>
+        {lockedUntil && (
+          <Button type="button" variant="secondary" loading={unlocking} onClick={askUnlock} aria-haspopup="dialog">
+            {t('admin.account.unlock')}
+          </Button>
+        )}
       </div>
       {confirmModal}
     </li>

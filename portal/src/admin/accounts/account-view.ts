@@ -39,6 +39,16 @@ export function canDeleteCredential(account: Pick<AdminAccount, 'is_user'>, cred
   return !(account.is_user && credential.type === 'password');
 }
 
+/**
+ * The end of the account's sign-in lock while it lasts, else null. The server lists only a lock in
+ * force, but a page stays open: a lock that has run out by the next render is neither shown nor
+ * offered to unlock.
+ */
+export function lockEnd(account: Pick<AdminAccount, 'locked_until'>, now: Date): string | null {
+  const end = account.locked_until ? Date.parse(account.locked_until) : Number.NaN;
+  return end > now.getTime() ? account.locked_until : null;
+}
+
 /** What a credential icon shows: the type, and for oidc the provider when it is Google or Microsoft. */
 export function credentialLabel(credential: Pick<AvailableCredential, 'type' | 'provider'>): CredentialLabel {
   if (credential.type === 'oidc') {

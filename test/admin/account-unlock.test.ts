@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type request from 'supertest';
+import { createPersona, errorType, password, sessionBrowser, signIn, startAdminApp, type AdminTestApp, type Persona } from './harness.ts';
+
+let t: AdminTestApp;
+let support: request.Agent;
+let supportPersona: Persona;
+
+beforeAll(async () => {
+  t = await startAdminApp();
+  supportPersona = await createPersona(t.ctx, { role: 'support', totp: true, name: 'Sara Support' });
+  support = await signIn(t, supportPersona);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A person with a password, under an address no other test searches for. */
+const person = (name: string) => createPersona(t.ctx, { name, email: `${name.toLowerCase().replace(' ', '.')}-${randomBytes(3).toString('hex')}@unlock.test` });
+
+/** Wrong passwords through the login API, as a guesser sends them; answers each status and error type. */
+async function wrongPasswords(persona: Persona, count: number): Promise<[number, string | undefined][]> {
+  const browser = t.agent();
+  const started = await browser.post('/auth/login/start').send({ email: persona.email });
+  expect(started.body.state).toBe('CredentialsRequired');
+  const answers: [number, string | undefined][] = [];
+  for (let i = 0; i < count; i += 1) {
+    const res = await browser.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email: persona.email, password: 'Wrong-Pass-1' });
+    answers.push([res.status, errorType(res)]);
+  }
+  return answers;
+}
+
+/** Ten wrong passwords: nine refused, the tenth locks the address (423). */
+async function lockOut(persona: Persona): Promise<void> {
+  const answers = await wrongPasswords(persona, 10);
+  expect(answers.slice(0, 9)).toEqual(Array(9).fill([401, 'invalid_credentials']));
+  expect(answers[9]).toEqual([423, 'account_locked']);
+}
+
+/** What the first step of a sign-in answers: `account_locked` while the address is locked. */
+const startsSignIn = async (persona: Persona) => {
+  const res = await t.agent().post('/auth/login/start').send({ email: persona.email });
+  return res.status === 200 ? res.body.state : errorType(res);
+};
+
+const listed = async (persona: Persona) => {
+  const res = await support.get(`/api/accounts/search/${encodeURIComponent(persona.email)}`);
+  expect(res.status).toBe(200);
+  expect(res.body).toHaveLength(1);
+  return res.body[0] as { id: string; locked_until: string | null };
+};
+
+const unlocks = (persona: Persona) => t.ctx.db('audit_events').where({ action: 'operator.account.unlocked', target_account_id: persona.id });
+
+describe('a sign-in lock in the console', () => {
+  it('is listed with its end; support ends it, audited, and the right password then signs in', async () => {
+    const lena = await person('Lena Locked');
+    const before = t.ctx.now().getTime();
+    await lockOut(lena);
+    expect(await startsSignIn(lena)).toBe('account_locked');
+
+    const row = await listed(lena);
+    expect(row.id).toBe(lena.id);
+    const mirror = (await t.ctx.db('accounts').where({ id: lena.id }).first('locked_until')) as { locked_until: Date };
+    expect(row.locked_until).toBe(mirror.locked_until.toISOString());
+    // The first lock lasts 15 minutes.
+    expect(Date.parse(row.locked_until!) - before).toBeGreaterThanOrEqual(15 * 60 * 1000);
+    expect(Date.parse(row.locked_until!) - before).toBeLessThan(16 * 60 * 1000);
+    const all = await support.get('/api/accounts/');
+    expect(all.body.find((account: { id: string }) => account.id === lena.id)).toMatchObject({ locked_until: row.locked_until });
+
+    const res = await support.post(`/api/accounts/${lena.id}/unlock`);
+    expect([res.status, res.body]).toEqual([200, { status: 'unlocked' }]);
+
+    expect((await listed(lena)).locked_until).toBeNull();
+    expect(await t.ctx.db('accounts').where({ id: lena.id }).first('locked_until')).toEqual({ locked_until: null });
+    const audit = await unlocks(lena);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_id: supportPersona.id, details: { role: 'support', locked_until: row.locked_until } });
+    await signIn(t, lena);
+  });
+
+  it('starts the failure count afresh, so the next lock needs ten new failures', async () => {
+    const nils = await person('Nils Nearly');
+    expect(await wrongPasswords(nils, 5)).toEqual(Array(5).fill([401, 'invalid_credentials']));
+    expect((await support.post(`/api/accounts/${nils.id}/unlock`)).status).toBe(200);
+    // Without the unlock the fifth of these would be the tenth failure in the window, and lock.
+    expect(await wrongPasswords(nils, 9)).toEqual(Array(9).fill([401, 'invalid_credentials']));
+    expect(await startsSignIn(nils)).toBe('CredentialsRequired');
+  });
+
+  it('unlocking an account that is not locked answers the same, and is audited with no lock end', async () => {
+    const olle = await person('Olle Open');
+    const res = await support.post(`/api/accounts/${olle.id}/unlock`);
+    expect([res.status, res.body]).toEqual([200, { status: 'unlocked' }]);
+    expect((await support.post(`/api/accounts/${olle.id}/unlock`)).status).toBe(200);
+    const audit = await unlocks(olle);
+    expect(audit).toHaveLength(2);
+    expect(audit[0]).toMatchObject({ actor_id: supportPersona.id, details: { role: 'support', locked_until: null } });
+    await signIn(t, olle);
+  });
+
+  it('404 for an unknown account, 422 for a malformed id', async () => {
+    const unknown = await support.post('/api/accounts/0b0e8f8e-8d8a-4c4b-9d6e-111111111111/unlock');
+    expect([unknown.status, unknown.body]).toEqual([404, { detail: [{ type: 'not_found', msg: 'Not found' }] }]);
+    const malformed = await support.post('/api/accounts/not-a-uuid/unlock');
+    expect([malformed.status, errorType(malformed)]).toEqual([422, 'validation_error']);
+  });
+
+  it('is refused to anyone but a signed-in operator with a second factor, from our own origin; the lock stays', async () => {
+    const karin = await person('Karin Kept');
+    await lockOut(karin);
+    const url = `/api/accounts/${karin.id}/unlock`;
+
+    const anonymous = await t.agent().post(url);
+    expect([anonymous.status, errorType(anonymous)]).toEqual([401, 'unauthorized']);
+    const someone = await signIn(t, await person('Pelle Person'));
+    const notOperator = await someone.post(url);
+    expect([notOperator.status, errorType(notOperator)]).toEqual([403, 'forbidden']);
+    const passwordOnly = await (await sessionBrowser(t, supportPersona, ['pwd'])).post(url);
+    expect([passwordOnly.status, errorType(passwordOnly)]).toEqual([403, 'operator/mfa-required']);
+    const crossSite = await support.post(url).set('Origin', 'https://evil.example');
+    expect([crossSite.status, errorType(crossSite)]).toEqual([403, 'cross_site_request']);
+
+    expect(await startsSignIn(karin)).toBe('account_locked');
+    expect((await listed(karin)).locked_until).not.toBeNull();
+    expect(await unlocks(karin)).toHaveLength(0);
+  });
+
+  // Last: it moves the clock.
+  it('a lock that has run out is not listed, though its mirror stays until a sign-in clears it', async () => {
+    const rune = await person('Rune Runout');
+    await lockOut(rune);
+    t.ctx.advance(15 * 60 * 1000 + 1000);
+    expect(await startsSignIn(rune)).toBe('CredentialsRequired');
+    expect((await t.ctx.db('accounts').where({ id: rune.id }).first('locked_until')).locked_until).not.toBeNull();
+    expect((await listed(rune)).locked_until).toBeNull();
+  });
+});
