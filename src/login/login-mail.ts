@@ -6,7 +6,8 @@ type MailContext = Pick<Context, 'mailer' | 'store' | 'config'>;
 
 /**
  * Takes a point of the per-address budget of mails a visitor can cause (codes, notices, reset
- * links), so nobody can use Nyckel to flood an inbox. Taken before the work that replaces an
+ * links), so nobody can use Nyckel to flood an inbox. `to` is the address, or the budget key of a
+ * known browser of it (lockout.ts budgetKey), which has 5 mails of its own. Taken before the work that replaces an
  * earlier code or link, so a refused resend leaves the earlier one usable. Security notices the
  * holder must get (password changed) are not limited.
  */

@@ -78,7 +78,7 @@ export async function startLogin(
   const session: LoginSession = { ...draft, state: decideNextStep(stepFacts(draft, facts)) };
   await saveLoginSession(ctx, session);
 
-  if (session.state === 'OTPRequired') await sendCode(ctx, session, facts);
+  if (session.state === 'OTPRequired') await sendCode(ctx, session, facts, budgetKey(guesser));
   if (session.state === 'PasswordResetRequired' && facts.account) {
     await sendMigrationResetLink(ctx, facts.account, session.lang, input.query.type);
   }
@@ -87,10 +87,11 @@ export async function startLogin(
 
 /**
  * Issues a code and mails it; for an unknown email an unmatchable code is stored and the mail
- * is the "no account for this address" notice, so both cases do the same work.
+ * is the "no account for this address" notice, so both cases do the same work. The mail point is
+ * the budget's: the address's, or a known browser's own.
  */
-async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts): Promise<void> {
-  await takeMailPoint(ctx, session.email);
+async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts, budget: string): Promise<void> {
+  await takeMailPoint(ctx, budget);
   const code = await issueEmailCode(ctx, session.id, facts.account !== null);
   const template = code ? ({ kind: 'email_code', code, minutes: emailCodeTtlSeconds / 60 } as const) : ({ kind: 'unknown_account' } as const);
   await sendMail(ctx, session.email, session.lang, template);
@@ -183,7 +184,7 @@ export async function resendEmailCode(ctx: Context, ref: SessionRef, info: Reque
   await assertNotLocked(ctx, guesser);
   if ((await wrongCodeCount(ctx, session.id)) >= maxWrongCodes) throw loginErrors.otpRetriesExceeded();
   const facts = await loadAccountFacts(ctx, session.email);
-  await sendCode(ctx, session, facts);
+  await sendCode(ctx, session, facts, budgetKey(guesser));
   return { answer: buildAnswer(session, facts) };
 }
 

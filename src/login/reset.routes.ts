@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import { validate } from '../http/validate.ts';
+import { knownBrowserCookie } from './known-browser.ts';
 import { checkTokenBody, confirmResetBody, resetRequestBody } from './login.schemas.ts';
 import { checkResetToken, confirmPasswordReset, requestPasswordReset, type ClientInfo } from './reset.service.ts';
 
@@ -14,6 +15,7 @@ export function createResetRouter(ctx: Context, provider: Provider): Router {
     ip: req.ip ?? null,
     userAgent: req.get('user-agent') ?? null,
     acceptLanguage: req.get('accept-language'),
+    knownBrowser: knownBrowserCookie(req),
   });
 
   /** Always `{status: "sent"}`: the answer never tells whether the address has an account. */

@@ -18,7 +18,7 @@ import { AppError } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { signOutEverywhere } from '../profile/sessions.service.ts';
-import { clearFailures } from './lockout.ts';
+import { budgetKey, clearFailures, guesserFor } from './lockout.ts';
 import { sendMail, takeMailPoint } from './login-mail.ts';
 import { endSignInsInProgress } from './login-session.ts';
 
@@ -28,6 +28,8 @@ export interface ClientInfo {
   ip: string | null;
   userAgent: string | null;
   acceptLanguage: string | undefined;
+  /** This browser's `nyckel_known` cookie (known-browser.ts), unverified. */
+  knownBrowser?: string | undefined;
 }
 
 const resetErrors = {
@@ -90,8 +92,11 @@ export async function requestPasswordReset(
 ): Promise<void> {
   const floor = sleep(randomInt(100, 200));
   const email = normalizeEmail(input.email);
-  await rateLimitsFor(ctx).consume('email', email);
-  await takeMailPoint(ctx, email);
+  // A browser that signed in to the address has budgets of its own: whoever spends the address's
+  // (a mail bomb, or on purpose) does not keep its owner from a reset there.
+  const budget = budgetKey(await guesserFor(ctx, email, input.client.knownBrowser));
+  await rateLimitsFor(ctx).consume('email', budget);
+  await takeMailPoint(ctx, budget);
 
   const account = await findAccountByEmail(ctx.db, email);
   const link = account ? await createResetLink(ctx, account.id, { type: input.type }) : null;

@@ -3,7 +3,7 @@ import { lockoutPolicy } from '../../src/login/lockout.ts';
 import { limitRules } from '../../src/http/rate-limit.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount } from './fixtures.ts';
-import { errorType, setCookies, signInWithPassword, start, type Browser } from './journey.ts';
+import { errorType, setCookies, signInWithPassword, start, startWithCode, type Browser } from './journey.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -104,6 +104,34 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     expect(refused).toBeGreaterThan(0);
     const done = await signInWithPassword(owner, account.email, password);
     expect(done.body.state).toBe('Done');
+  });
+
+  it('has mails of its own: spending the address’s mail budget elsewhere does not stop its reset request', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    const reset = (browser: Browser) => browser.post('/auth/reset/request').send({ email: account.email });
+    const stranger = t.agent();
+    for (let i = 0; i < limitRules.mail.points; i += 1) expect((await reset(stranger)).status).toBe(200);
+    expect(errorType(await reset(stranger))).toBe('too_many_requests');
+
+    expect((await reset(owner)).status).toBe(200);
+    await expect.poll(() => t.mail.to(account.email).length).toBe(limitRules.mail.points + 1);
+  });
+
+  it('gets its emailed code when the address’s mail budget is spent elsewhere (an account without a password)', async () => {
+    const account = await createAccount(t.ctx.db);
+    const owner = t.agent();
+    const { sessionId, code } = await startWithCode(owner, t.mail, account.email);
+    const verified = await owner.post('/auth/login/verify-otp').send({ session_id: sessionId, email: account.email, otp: code });
+    expect(verified.body.state).toBe('AskedCreateCredential');
+    expect((await owner.post('/auth/login/skip-create-password').send({ session_id: sessionId })).body.state).toBe('Done');
+
+    // The owner's first sign-in took one of the address's mails; the stranger takes the rest.
+    const stranger = t.agent();
+    for (let i = 1; i < limitRules.mail.points; i += 1) expect((await start(stranger, account.email)).status).toBe(200);
+    expect(errorType(await start(stranger, account.email))).toBe('too_many_requests');
+    const again = await startWithCode(owner, t.mail, account.email);
+    expect(again.code).toMatch(/^\d{6}$/);
   });
 
   it('counts for the address it signed in to only, and not at all when its cookie is altered', async () => {
