@@ -63,6 +63,10 @@ export function knownBrowserCookie(req: Request): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * Sent on every path, unlike the other sign-in cookies (Path=/auth): the profile's password change
+ * (/api/accounts/password) counts failures by it too. HttpOnly; it opens nothing by itself.
+ */
 export function knownBrowserCookieOptions(config: Config): CookieOptions {
-  return { ...authCookieOptions(config, knownBrowserDays * 86_400), signed: false };
+  return { ...authCookieOptions(config, knownBrowserDays * 86_400), signed: false, path: '/' };
 }

@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../credentials/password/hashing.ts
 import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { errors } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
-import { assertNotLocked, recordFailure } from '../login/lockout.ts';
+import { assertNotLocked, budgetKey, guesserFor, recordFailure } from '../login/lockout.ts';
 import { endSignInsInProgress } from '../login/login-session.ts';
 import { sendMail, takeMailPoint } from '../login/login-mail.ts';
 import { createResetLink, resetTokenTtlSeconds, revokeResetTokens } from '../login/reset.service.ts';
@@ -33,15 +33,17 @@ export interface PasswordChange {
 export async function changePassword(
   ctx: Context,
   provider: Provider,
-  request: SessionRequest & { acceptLanguage: string | undefined },
+  request: SessionRequest & { acceptLanguage: string | undefined; knownBrowser?: string | undefined },
   input: PasswordChange,
 ): Promise<{ signed_out: number }> {
   const { session, info } = request;
   const limits = rateLimitsFor(ctx);
   await limits.consume('ip', info.ip ?? 'unknown');
-  await limits.consume('email', session.email);
-  // The known-browser cookie is read only under /auth: here the email's lock and count apply.
-  await assertNotLocked(ctx, { email: session.email });
+  // This browser, when it is a known one of the address, counts the wrong current passwords and
+  // spends the budget of its own: a lock caused from elsewhere does not stop the owner here.
+  const guesser = await guesserFor(ctx, session.email, request.knownBrowser);
+  await limits.consume('email', budgetKey(guesser));
+  await assertNotLocked(ctx, guesser);
   const normalized = assertPasswordPolicy(input.new_password);
 
   const account = await findAccountById(ctx.db, session.account_id);
@@ -50,7 +52,7 @@ export async function changePassword(
   if (!stored?.secret) throw profileErrors.noPassword();
   const outcome = await verifyPassword(stored.secret, input.current_password);
   if (!outcome.ok) {
-    await recordFailure(ctx, { email: account.email }, {
+    await recordFailure(ctx, guesser, {
       accountId: account.id,
       method: 'password',
       reason: 'profile_password_change',

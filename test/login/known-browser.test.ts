@@ -47,7 +47,7 @@ function startCarrying(known: string, email: string) {
 }
 
 describe('a browser that signed in to an address before (nyckel_known)', () => {
-  it('is given an HttpOnly cookie under /auth at every sign-in, a new one each time', async () => {
+  it('is given an HttpOnly cookie at every sign-in, a new one each time', async () => {
     const account = await createAccount(t.ctx.db, { password });
     const browser = t.agent();
     const first = setCookies(await signInWithPassword(browser, account.email, password)).get('nyckel_known');
@@ -55,7 +55,7 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     for (const line of [first, second]) {
       expect(line).toMatch(/HttpOnly/);
       expect(line).toMatch(/SameSite=Lax/);
-      expect(line).toMatch(/Path=\/auth/);
+      expect(line).toMatch(/Path=\/;/);
       expect(line).toMatch(/Max-Age=15552000/);
       expect(line).not.toContain(encodeURIComponent(account.email));
     }
@@ -76,6 +76,14 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     // The stranger's run is not restarted by the owner's sign-in: the address stays locked to them.
     expect(errorType(await start(t.agent(), account.email))).toBe('account_locked');
     expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).toEqual(lockedUntil);
+  });
+
+  it('changes its password from the profile while failures from elsewhere keep the address locked', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    await lockFromElsewhere(account.email);
+    const changed = await owner.post('/api/accounts/password').send({ current_password: password, new_password: 'Brand-New-Secret-42' });
+    expect([changed.status, changed.body]).toEqual([200, { signed_out: 0 }]);
   });
 
   it('counts its own failures apart from the address: they lock no one, and after the limit it counts with everyone else', async () => {

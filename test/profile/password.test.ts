@@ -90,9 +90,16 @@ describe('POST /api/accounts/password', () => {
     expect(await signsIn(email, PASSWORD)).toBe('Done');
   });
 
-  it('refuses a wrong current password and counts it toward the lockout', async () => {
+  it('refuses a wrong current password and counts it toward the lockout: this browser’s own first, then the address’s', async () => {
     const { id, email } = await person(server);
     const browser = await signedInBrowser(server, email);
+    // The browser signed in to the address (nyckel_known): its first failures lock no one.
+    for (let i = 1; i <= lockoutPolicy.maxFailures; i += 1) {
+      const res = await change(browser, { current_password: 'Wrong-Password-1', new_password: NEW_PASSWORD });
+      expect([i, res.status, type(res)]).toEqual([i, 403, 'password/current-invalid']);
+    }
+    expect(await signsIn(email, PASSWORD)).toBe('Done');
+    // Past its own limit the browser counts against the address like any other.
     for (let i = 1; i < lockoutPolicy.maxFailures; i += 1) {
       const res = await change(browser, { current_password: 'Wrong-Password-1', new_password: NEW_PASSWORD });
       expect([i, res.status, type(res)]).toEqual([i, 403, 'password/current-invalid']);
