@@ -216,6 +216,32 @@ describe('password reset', () => {
     await expectTenantSelection(page, email, tenant);
   });
 
+  it('a browser that signed in before goes on signing in while the address is locked from elsewhere', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('knownbrowser', PASSWORD);
+    await openLogin(page);
+    await enterEmail(page, email);
+    await enterPassword(page, PASSWORD);
+    await expectTenantSelection(page, email, tenant);
+
+    // Someone else's browser locks the address with wrong passwords.
+    const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(h.server.ctx, { email }, meta).catch(() => {});
+    const stranger = await h.browser.newContext({ baseURL: h.base });
+    const strangerPage = await stranger.newPage();
+    await openLogin(strangerPage);
+    await enterEmail(strangerPage, email);
+    expect(await alertText(strangerPage)).toBe(t.en('errors.account_locked'));
+    await stranger.close();
+
+    // The owner's browser, signed out, signs in again: its nyckel_known cookie is its own count.
+    await h.context.clearCookies({ name: 'nyckel_session' });
+    await openLogin(page);
+    await enterEmail(page, email);
+    await enterPassword(page, PASSWORD);
+    await expectTenantSelection(page, email, tenant);
+  });
+
   it('an address without an account gets the same confirmation', async () => {
     const { page } = h;
     await page.goto('/login/reset-password');
