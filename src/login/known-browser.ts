@@ -1,5 +1,6 @@
 import { createHash, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request } from 'express';
+import { normalizeEmail } from '../accounts/accounts.repository.ts';
 import type { Config } from '../config/index.ts';
 import { authCookieOptions } from '../http/cookies.ts';
 
@@ -33,11 +34,12 @@ function macKey(ctx: KeyContext): KeyObject {
   return key;
 }
 
+/** Over the normalised address: the login's email and the account row's spelling agree. */
 function mac(ctx: KeyContext, email: string, nonce: string): Buffer {
-  return createHmac('sha256', macKey(ctx)).update(`${email}\n${nonce}`).digest();
+  return createHmac('sha256', macKey(ctx)).update(`${normalizeEmail(email)}\n${nonce}`).digest();
 }
 
-/** A new cookie value for a browser that just signed in to the (normalised) email. */
+/** A new cookie value for a browser that just signed in to the email. */
 export function issueKnownBrowser(ctx: KeyContext, email: string): string {
   const nonce = randomBytes(16).toString('base64url');
   return `${nonce}.${mac(ctx, email, nonce).toString('base64url')}`;

@@ -79,7 +79,8 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
   });
 
   it('changes its password from the profile while failures from elsewhere keep the address locked', async () => {
-    const account = await createAccount(t.ctx.db, { password });
+    // Stored as typed, capitals and all: the portal session's address is this spelling.
+    const account = await createAccount(t.ctx.db, { password, email: `Known.Owner-${Date.now()}@Example.COM` });
     const owner = await knownBrowserOf(account.email);
     await lockFromElsewhere(account.email);
     const changed = await owner.post('/api/accounts/password').send({ current_password: password, new_password: 'Brand-New-Secret-42' });
