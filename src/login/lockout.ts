@@ -102,7 +102,7 @@ export interface FailureMeta {
  */
 export async function recordFailure(ctx: LockContext, guesser: Guesser, meta: FailureMeta): Promise<void> {
   if (guesser.browser) {
-    await audit(ctx, guesser.email, meta);
+    await audit(ctx, guesser.email, meta, true);
     await ctx.store.incr(browserFailuresKey(guesser.browser), browserWindowSeconds);
     return;
   }
@@ -168,12 +168,14 @@ async function reserveBrowserAttempt(ctx: LockContext, guesser: Required<Guesser
     await release();
     return reserveAttempt(ctx, { email: guesser.email });
   }
-  return { failed: (meta) => audit(ctx, guesser.email, meta), release };
+  return { failed: (meta) => audit(ctx, guesser.email, meta, true), release };
 }
 
-async function audit(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
+/** `login.failed`; `known_browser` marks a failure counted against a known browser, not the email. */
+async function audit(ctx: LockContext, email: string, meta: FailureMeta, knownBrowser = false): Promise<void> {
   const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at: ctx.now() };
-  await recordAudit(ctx.db, { ...base, action: 'login.failed', details: { method: meta.method, reason: meta.reason, email } });
+  const details = { method: meta.method, reason: meta.reason, email, ...(knownBrowser && { known_browser: true }) };
+  await recordAudit(ctx.db, { ...base, action: 'login.failed', details });
 }
 
 /** Audits a failure and counts it in the run since the last success; answers the run's length. */

@@ -97,6 +97,9 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     }
     // Ten failures from the known browser: the address is not locked for anyone.
     expect((await start(t.agent(), account.email)).status).toBe(200);
+    const failed = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' }).pluck('details');
+    expect(failed).toHaveLength(lockoutPolicy.maxFailures);
+    for (const details of failed) expect(details).toMatchObject({ method: 'password', reason: 'invalid_credentials', known_browser: true });
     // But the browser has lost its standing: the address's lock now holds it too.
     await lockFromElsewhere(account.email);
     expect(errorType(await start(owner, account.email))).toBe('account_locked');
