@@ -17,7 +17,7 @@ import { createTokensRouter } from './tokens/tokens.routes.ts';
 export function createAdminRouter(ctx: Context, provider: Provider): Router {
   return Router().use(
     createOperatorRouter(ctx),
-    createAdminAccountsRouter(ctx),
+    createAdminAccountsRouter(ctx, provider),
     createAdminTenantsRouter(ctx),
     createInvoiceRouter(ctx),
     createNotificationsRouter(ctx, provider),

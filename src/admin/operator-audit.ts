@@ -8,6 +8,7 @@ export type OperatorAction =
   | 'operator.password_resets.viewed'
   | 'operator.credential.deleted'
   | 'operator.account.unlocked'
+  | 'operator.account.signed_out'
   | 'operator.tokens.viewed'
   | 'operator.tenant.created'
   | 'operator.tenant_setting.set'

@@ -22,6 +22,7 @@ export type AuditAction =
   | 'session.revoked'
   | 'sessions.revoked_others'
   | 'grant.revoked'
+  | 'operator.account.signed_out'
   | 'operator.account.unlocked'
   | 'operator.credential.deleted'
   | 'operator.impersonation.started'

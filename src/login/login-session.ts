@@ -84,8 +84,9 @@ export async function takeLoginSession(ctx: SessionContext, id: string): Promise
 const credentialsChangedKey = (accountId: string) => `credentials-changed:${accountId}`;
 
 /**
- * A password reset ends the account's sign-ins in progress: one whose first factor was proven
- * with the old password (phished, say) must not finish its second factor after the reset. The
+ * A password reset or change, or an operator's "sign out everywhere", ends the account's sign-ins
+ * in progress: one whose first factor was proven before (with the old password, phished, say, or
+ * on the stolen laptop) must not finish its second factor afterwards. The
  * moment is kept for one login session TTL, by then every sign-in that began before it has
  * expired. Written after the new password is committed, so a proof that read the old one began
  * before it.

@@ -275,6 +275,50 @@ describe('sign-in locks', () => {
   });
 });
 
+describe('signing out everywhere', () => {
+  it('a support operator signs a person out from the keyboard: the confirmation starts on Cancel, and the focus comes back to the button', async () => {
+    const { page } = h;
+    await signInAsOperator(page, undefined, 'support');
+    const email = `${unique('stolen')}@example.test`;
+    await createAccount(h.server.ctx.db, { email, name: `Stina ${unique('Stolen')}`, password: PASSWORD });
+    // The person's phone, signed in through the login API.
+    const phone = new BrowserLike(h.base);
+    const started = await phone.json<{ session_id: string }>('/auth/login/start', { email });
+    expect((await phone.json<{ state: string }>('/auth/login/verify-password', { session_id: started.body.session_id, email, password: PASSWORD })).body.state).toBe('Done');
+    const phoneSignedIn = async () => (await phone.request('/oauth2/userinfo')).status;
+    expect(await phoneSignedIn()).toBe(200);
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    const signOut = row.getByRole('button', { name: t.en('admin.account.sign_out_everywhere'), exact: true });
+    const confirm = page.getByRole('dialog', { name: t.en('admin.account.sign_out_title') });
+    const focused = (button: typeof signOut) => button.evaluate((element) => element === document.activeElement);
+
+    // A risky change: Enter alone cancels.
+    await signOut.focus();
+    await page.keyboard.press('Enter');
+    await confirm.getByText(t.en('admin.account.sign_out_confirm', { email }), { exact: true }).waitFor();
+    await h.shot('admin-account-sign-out');
+    expect(await focused(confirm.getByRole('button', { name: t.en('app.cancel'), exact: true }))).toBe(true);
+    await page.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'hidden' });
+    expect(await phoneSignedIn()).toBe(200);
+
+    await signOut.focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused(confirm.getByRole('button', { name: t.en('admin.account.sign_out_everywhere'), exact: true }))).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByText(t.en('admin.account.signed_out', { applications: 0 }), { exact: true }).waitFor();
+    // The button stays (it is always offered); the call disabled it, and the focus is back on it.
+    await expect.poll(() => focused(signOut)).toBe(true);
+    expect(await phoneSignedIn()).toBe(401);
+  });
+});
+
 describe('tenants', () => {
   it('type, Enter, ArrowDown to highlight, Shift+Enter to open, SMS enabled after confirmation, Escape clears', async () => {
     const { page } = h;

@@ -37,6 +37,7 @@ describe('operator console calls (spec section 7)', () => {
     ['searchAccounts keeps a slash inside the segment', () => admin.searchAccounts('a/b'), 'GET', '/api/accounts/search/a%2Fb', undefined],
     ['sendAccountPasswordReset', () => admin.sendAccountPasswordReset('a1'), 'POST', '/api/accounts/a1/reset-password', undefined],
     ['unlockAccount', () => admin.unlockAccount('a1'), 'POST', '/api/accounts/a1/unlock', undefined],
+    ['signAccountOutEverywhere', () => admin.signAccountOutEverywhere('a1'), 'POST', '/api/accounts/a1/sign-out-everywhere', undefined],
     ['deleteAccountCredential', () => admin.deleteAccountCredential('a1', 'c1'), 'DELETE', '/api/accounts/a1/credentials/c1', undefined],
     ['listPasswordResets', () => admin.listPasswordResets(), 'GET', '/api/accounts/password-resets', undefined],
     ['listInvoice', () => admin.listInvoice(), 'GET', '/api/invoice/', undefined],

@@ -93,6 +93,7 @@ describe('recent activity lines', () => {
       'Support loggade in som du i en kundmiljö — anledning: inget angivet',
     ],
     [event('operator.account.unlocked', {}, 'support'), 'Support unlocked sign-in to your account', 'Support låste upp inloggningen till ditt konto'],
+    [event('operator.account.signed_out', {}, 'support'), 'Support signed you out everywhere', 'Support loggade ut dig överallt'],
     [event('operator.something.new', {}, 'support'), 'Support made a change to your account', 'Support gjorde en ändring i ditt konto'],
     [event('brand.new.action'), 'Account activity', 'Kontoaktivitet'],
   ])('%j', (input, english, swedish) => {
@@ -100,7 +101,7 @@ describe('recent activity lines', () => {
   });
 
   it('has a text for every action the server writes about a person', () => {
-    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.tokens.viewed', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
+    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
     for (const action of actions) {
       const { key } = activityText(event(action, { type: 'totp' }));
       expect([action, translate(en, key) !== key, translate(sv, key) !== key, key.endsWith('.other')]).toEqual([action, true, true, false]);

@@ -93,7 +93,7 @@ export interface AccessToken {
 
 export type OperatorRole = 'support' | 'admin';
 
-/** The signed-in operator: `support` reads, sends reset mails and notifications, ends sign-in locks; `admin` may change everything. */
+/** The signed-in operator: `support` reads, sends reset mails and notifications, ends sign-in locks, signs accounts out everywhere; `admin` may change everything. */
 export interface OperatorInfo {
   id: string;
   email: string;
@@ -127,6 +127,14 @@ export async function sendAccountPasswordReset(accountId: string): Promise<void>
 /** Ends the account's sign-in lock and starts its failed-attempt count afresh; fine when it is not locked. */
 export async function unlockAccount(accountId: string): Promise<void> {
   await request('POST', `/api/accounts/${segment(accountId)}/unlock`);
+}
+
+/**
+ * Ends every session, application grant (refresh tokens too) and remembered device of the account;
+ * the password stays. Answers how many applications were signed out.
+ */
+export function signAccountOutEverywhere(accountId: string): Promise<{ status: 'signed_out'; applications: number }> {
+  return request('POST', `/api/accounts/${segment(accountId)}/sign-out-everywhere`);
 }
 
 /** 409 `credential/password-required`: a user account keeps its password. 403 for the support role. */

@@ -25,6 +25,7 @@ const simple: Record<string, string> = {
   'sessions.revoked_others': 'sessions_revoked_others',
   'operator.password_reset.sent': 'operator_password_reset_sent',
   'operator.account.unlocked': 'operator_account_unlocked',
+  'operator.account.signed_out': 'operator_account_signed_out',
   'operator.tokens.viewed': 'operator_tokens_viewed',
 };
 

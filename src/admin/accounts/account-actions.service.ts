@@ -1,11 +1,14 @@
+import type Provider from 'oidc-provider';
 import { findAccountById, lockInForce, setLockedUntil } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { AppError, errors } from '../../http/app-error.ts';
 import { clearFailures } from '../../login/lockout.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
+import { endSignInsInProgress } from '../../login/login-session.ts';
 import { revokeAllRememberedDevices } from '../../login/remembered-device.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
+import { signOutEverywhere } from '../../profile/sessions.service.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole, secondFactorTypes } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
@@ -69,6 +72,50 @@ export async function unlockAccount(ctx: Context, operator: Operator, accountId:
     );
   });
   await clearFailures(ctx, { email: account.email });
+}
+
+/**
+ * "Sign out everywhere" in the console, for a person whose laptop or phone was stolen: ends the
+ * account's sign-ins in progress, then every Nyckel portal session, OP session and application
+ * grant (refresh tokens included) and the browsers remembered for its TOTP step, as a completed
+ * password reset does (reset.service.ts, in the same order: a sign-in finishing in between is
+ * refused, or its new portal session ended). The password and credentials are unchanged.
+ *
+ * Unlike unlock, the reset mail and credential deletion, which give something (a fresh budget of
+ * guesses, a link that sets the password, one factor fewer) and so are recorded before they take
+ * effect, this only takes access away. Its row follows the change and says what it ended: written
+ * first, it could carry no count, and a store failing after it would leave a row (and a line in
+ * the person's activity) saying they were signed out when they were not. The gap this order
+ * leaves, a sign-out with no row, is closed as far as it can be: the failure is logged as an error
+ * naming the operator, the account and what was ended, and answered (500 or 503), so the operator
+ * retries, which is harmless (nothing is left to end: applications 0) and writes the row.
+ */
+export async function signAccountOutEverywhere(
+  ctx: Context,
+  provider: Provider,
+  operator: Operator,
+  accountId: string,
+): Promise<{ applications: number }> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw errors.notFound();
+  let ended: { applications: number } | undefined;
+  try {
+    await endSignInsInProgress(ctx, account.id);
+    ended = await signOutEverywhere(ctx, provider, account.id);
+    await recordOperatorAction(
+      ctx.db,
+      operator,
+      { action: 'operator.account.signed_out', target_account_id: account.id, details: { applications: ended.applications } },
+      ctx.now(),
+    );
+    return ended;
+  } catch (err) {
+    ctx.logger.error(
+      { err, operator_id: operator.account_id, role: operator.role, target_account_id: account.id, applications: ended?.applications ?? null },
+      ended ? 'operator.account.signed_out: signed out, but the audit row was not written' : 'operator.account.signed_out: the sign-out failed, perhaps part way; not audited',
+    );
+    throw err;
+  }
 }
 
 /**

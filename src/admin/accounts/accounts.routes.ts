@@ -1,14 +1,18 @@
 import { Router } from 'express';
+import type Provider from 'oidc-provider';
 import type { Context } from '../../context.ts';
 import { validate } from '../../http/validate.ts';
 import { accountCredentialParams, accountParams, searchParams } from '../admin.schemas.ts';
 import { operatorOf, requireOperator } from '../operator-guard.ts';
-import { deleteAccountCredential, sendResetEmail, unlockAccount } from './account-actions.service.ts';
+import { deleteAccountCredential, sendResetEmail, signAccountOutEverywhere, unlockAccount } from './account-actions.service.ts';
 import { listAccounts, searchAccounts } from './account-listing.service.ts';
 import { listActiveResetLinks } from './reset-links.service.ts';
 
-/** The console's Accounts page: search, reset mails, sign-in unlocks, credential deletion, active reset links. */
-export function createAdminAccountsRouter(ctx: Context): Router {
+/**
+ * The console's Accounts page: search, reset mails, sign-in unlocks, signing out everywhere,
+ * credential deletion, active reset links. The provider ends the account's OP sessions and grants.
+ */
+export function createAdminAccountsRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
   const support = requireOperator(ctx, 'support');
   const admin = requireOperator(ctx, 'admin');
@@ -38,6 +42,13 @@ export function createAdminAccountsRouter(ctx: Context): Router {
   router.post('/api/accounts/:accountId/unlock', support, validate({ params: accountParams }), async (_req, res) => {
     await unlockAccount(ctx, operatorOf(res), res.locals.params.accountId);
     res.json({ status: 'unlocked' });
+  });
+
+  // Support, as for unlock: signing out opens nothing, it only ends access (the person signs in
+  // again with the same password), and it is what a person who lost a device asks support for.
+  router.post('/api/accounts/:accountId/sign-out-everywhere', support, validate({ params: accountParams }), async (_req, res) => {
+    const { applications } = await signAccountOutEverywhere(ctx, provider, operatorOf(res), res.locals.params.accountId);
+    res.json({ status: 'signed_out', applications });
   });
 
   router.delete(

@@ -1,6 +1,6 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { deleteAccountCredential, sendAccountPasswordReset, unlockAccount, type AdminAccount } from '../../api/admin.ts';
+import { deleteAccountCredential, sendAccountPasswordReset, signAccountOutEverywhere, unlockAccount, type AdminAccount } from '../../api/admin.ts';
 import { isApiError } from '../../api/client.ts';
 import type { AvailableCredential } from '../../api/types.ts';
 import { Button } from '../../components/button.tsx';
@@ -31,7 +31,7 @@ interface AccountRowProps {
   onChange: (account: AdminAccount) => void;
 }
 
-/** One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access, reset, unlock. */
+/** One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access, reset, unlock, sign out everywhere. */
 export function AccountRow({ account, onChange }: AccountRowProps) {
   const { t } = useTranslation();
   const toast = useToast();
@@ -41,7 +41,18 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const impersonate = useImpersonate();
   const [sending, setSending] = useState(false);
   const [unlocking, setUnlocking] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
   const resetButton = useRef<HTMLButtonElement>(null);
+  const signOutButton = useRef<HTMLButtonElement>(null);
+  const wasSigningOut = useRef(false);
+  // The modal gives the focus back to the button, which the call then disables, dropping it: once
+  // the call ends the focus returns to the button, unless the operator has moved it meanwhile.
+  useEffect(() => {
+    if (wasSigningOut.current && !signingOut && (document.activeElement === null || document.activeElement === document.body)) {
+      signOutButton.current?.focus();
+    }
+    wasSigningOut.current = signingOut;
+  }, [signingOut]);
   const now = new Date();
   const login = lastLogin(account.last_login_at, now);
   const lockedUntil = lockEnd(account, now);
@@ -80,6 +91,27 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.unlock_failed'), error, t('admin.role_refused')));
         } finally {
           setUnlocking(false);
+        }
+      },
+    });
+
+  // Any operator may (support too: it only ends access). A warning, so the modal starts on Cancel:
+  // Enter alone must not sign someone out of every device.
+  const askSignOut = () =>
+    ask({
+      title: t('admin.account.sign_out_title'),
+      content: t('admin.account.sign_out_confirm', { email: account.email }),
+      warning: true,
+      confirmLabel: t('admin.account.sign_out_everywhere'),
+      onConfirm: async () => {
+        setSigningOut(true);
+        try {
+          const { applications } = await signAccountOutEverywhere(account.id);
+          toast('success', t('admin.account.signed_out', { applications }));
+        } catch (error) {
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.sign_out_failed'), error, t('admin.role_refused')));
+        } finally {
+          setSigningOut(false);
         }
       },
     });
@@ -216,6 +248,9 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
             {t('admin.account.unlock')}
           </Button>
         )}
+        <Button ref={signOutButton} type="button" variant="secondary" loading={signingOut} onClick={askSignOut} aria-haspopup="dialog">
+          {t('admin.account.sign_out_everywhere')}
+        </Button>
       </div>
       {confirmModal}
     </li>
