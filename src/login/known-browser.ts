@@ -1,7 +1,8 @@
-import { createHash, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request } from 'express';
 import { normalizeEmail } from '../accounts/accounts.repository.ts';
 import type { Config } from '../config/index.ts';
+import { derivedKey } from '../crypto/derived-key.ts';
 import { authCookieOptions } from '../http/cookies.ts';
 
 /**
@@ -22,21 +23,9 @@ export const knownBrowserDays = 180;
 
 type KeyContext = { config: Pick<Config, 'encryptionKey'> };
 
-const macKeys = new WeakMap<Buffer, KeyObject>();
-
-/** A key of its own, derived from ENCRYPTION_KEY (as the emailed codes' MAC key is). */
-function macKey(ctx: KeyContext): KeyObject {
-  let key = macKeys.get(ctx.config.encryptionKey);
-  if (!key) {
-    key = createSecretKey(Buffer.from(hkdfSync('sha256', ctx.config.encryptionKey, Buffer.alloc(0), 'nyckel known browser v1', 32)));
-    macKeys.set(ctx.config.encryptionKey, key);
-  }
-  return key;
-}
-
 /** Over the normalised address: the login's email and the account row's spelling agree. */
 function mac(ctx: KeyContext, email: string, nonce: string): Buffer {
-  return createHmac('sha256', macKey(ctx)).update(`${normalizeEmail(email)}\n${nonce}`).digest();
+  return createHmac('sha256', derivedKey(ctx.config.encryptionKey, 'nyckel known browser v1')).update(`${normalizeEmail(email)}\n${nonce}`).digest();
 }
 
 /** A new cookie value for a browser that just signed in to the email. */

@@ -88,7 +88,8 @@ async function finish(
   const { account } = facts;
   if (!account || !session.first_factor) throw loginErrors.invalidState();
   // A password reset since the first factor was proven ended this sign-in (reset.service.ts): it
-  // is consumed all the same. Both store calls go out together.
+  // is consumed all the same. The store calls go out together; the third says whether a known
+  // browser is signing in (its sign-in leaves the email's lock and counts to the others).
   const [stale, taken, guesser] = await Promise.all([
     provenBeforeCredentialsChanged(ctx, account.id, session),
     takeLoginSession(ctx, session.id),

@@ -1,5 +1,6 @@
-import { createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Context } from '../../context.ts';
+import { derivedKey } from '../../crypto/derived-key.ts';
 
 /** A code is valid 10 minutes and allows 5 wrong tries per login session. */
 export const emailCodeTtlSeconds = 600;
@@ -19,24 +20,12 @@ const failuresKey = (sessionId: string) => `login:${sessionId}:otp-failures`;
 
 export const emailCodeKeys = (sessionId: string): string[] => [codeKey(sessionId), failuresKey(sessionId)];
 
-const macKeys = new WeakMap<Buffer, KeyObject>();
-
 /**
- * A key of its own, derived from ENCRYPTION_KEY, so codes share no key with cookies or seeds. A
- * KeyObject: createHmac checks a Buffer key's type the slow way on every call.
+ * Binding the MAC to the login session makes a code useless in any other session. Its key is its
+ * own, so codes share no key with cookies or seeds.
  */
-function macKey(ctx: CodeContext): KeyObject {
-  let key = macKeys.get(ctx.config.encryptionKey);
-  if (!key) {
-    key = createSecretKey(Buffer.from(hkdfSync('sha256', ctx.config.encryptionKey, Buffer.alloc(0), 'nyckel email code v1', 32)));
-    macKeys.set(ctx.config.encryptionKey, key);
-  }
-  return key;
-}
-
-/** Binding the MAC to the login session makes a code useless in any other session. */
 function codeMac(ctx: CodeContext, sessionId: string, code: string): string {
-  return createHmac('sha256', macKey(ctx)).update(`${sessionId}:${code}`).digest('base64url');
+  return createHmac('sha256', derivedKey(ctx.config.encryptionKey, 'nyckel email code v1')).update(`${sessionId}:${code}`).digest('base64url');
 }
 
 export function generateCode(): string {
