@@ -7,7 +7,7 @@ import { loadAccountFacts, type AccountFacts } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts';
 import { assertState, requireLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
-import { assertNotLocked, budgetKey, guesserFor, recordFailure } from './lockout.ts';
+import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from './lockout.ts';
 import type { SessionRef } from './login.service.ts';
 import { rememberDevice } from './remembered-device.ts';
 
@@ -55,12 +55,22 @@ async function proveSecondFactor(
     throw loginErrors.mfaRetriesExceeded();
   }
 
-  const result = await verifiers.totp.verify({ ctx, session, ...facts }, { code });
+  // A place in the lockout count is taken before the code is looked at, as for a first factor:
+  // parallel codes across many login sessions each see the places taken before them.
+  const place = await reserveAttempt(ctx, guesser);
+  let result: Awaited<ReturnType<typeof verifiers.totp.verify>>;
+  try {
+    result = await verifiers.totp.verify({ ctx, session, ...facts }, { code });
+  } catch (error) {
+    await place.release();
+    throw error;
+  }
   if (!result.ok) {
     const last = attempt >= maxMfaAttempts;
     if (last) await takeLoginSession(ctx, session.id);
-    if (result.countsAsFailure) {
-      await recordFailure(ctx, guesser, {
+    if (!result.countsAsFailure) await place.release();
+    else {
+      await place.failed({
         accountId: facts.account?.id ?? null,
         method: 'totp',
         reason: last ? 'mfa/retries-exceeded' : result.error.type,
@@ -70,6 +80,7 @@ async function proveSecondFactor(
     }
     throw last ? loginErrors.mfaRetriesExceeded() : result.error;
   }
+  await place.release();
   if (!facts.account || !result.credentialId) throw loginErrors.invalidState();
   return {
     session: {

@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../credentials/password/hashing.ts
 import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { errors } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
-import { assertNotLocked, budgetKey, guesserFor, recordFailure } from '../login/lockout.ts';
+import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from '../login/lockout.ts';
 import { endSignInsInProgress } from '../login/login-session.ts';
 import { sendMail, takeMailPoint } from '../login/login-mail.ts';
 import { createResetLink, resetTokenTtlSeconds, revokeResetTokens } from '../login/reset.service.ts';
@@ -50,9 +50,18 @@ export async function changePassword(
   if (!account) throw errors.unauthorized();
   const stored = (await listCredentials(ctx.db, account.id)).find((c) => c.type === 'password' && c.secret);
   if (!stored?.secret) throw profileErrors.noPassword();
-  const outcome = await verifyPassword(stored.secret, input.current_password);
+  // The place in the lockout count is taken before the password is checked, as at sign-in, so
+  // parallel guesses each see the places taken before them.
+  const place = await reserveAttempt(ctx, guesser);
+  let outcome: Awaited<ReturnType<typeof verifyPassword>>;
+  try {
+    outcome = await verifyPassword(stored.secret, input.current_password);
+  } catch (error) {
+    await place.release();
+    throw error;
+  }
   if (!outcome.ok) {
-    await recordFailure(ctx, guesser, {
+    await place.failed({
       accountId: account.id,
       method: 'password',
       reason: 'profile_password_change',
@@ -61,6 +70,7 @@ export async function changePassword(
     });
     throw profileErrors.currentPasswordInvalid();
   }
+  await place.release();
 
   const hash = await hashPassword(normalized);
   const now = ctx.now();

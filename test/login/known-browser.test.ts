@@ -87,6 +87,20 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     expect([changed.status, changed.body]).toEqual([200, { signed_out: 0 }]);
   });
 
+  it('checks parallel wrong current passwords in the profile no more often than its limit and the address’s allow', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => owner.post('/api/accounts/password').send({ current_password: 'Wrong-Horse-9', new_password: 'Brand-New-Secret-42' })),
+    );
+    const checked = answers.filter((res) => errorType(res) === 'password/current-invalid').length;
+    const failed = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' }).count({ n: '*' });
+    // The browser's 10, then the address's 10 (the last of which locks): never more.
+    expect(Number(failed[0]!.n)).toBeLessThanOrEqual(2 * lockoutPolicy.maxFailures);
+    expect(checked).toBeLessThanOrEqual(2 * lockoutPolicy.maxFailures);
+    expect(answers.every((res) => [403, 423, 429].includes(res.status))).toBe(true);
+  });
+
   it('counts its own failures apart from the address: they lock no one, and after the limit it counts with everyone else', async () => {
     const account = await createAccount(t.ctx.db, { password });
     const owner = await knownBrowserOf(account.email);
