@@ -60,15 +60,29 @@ const locksKey = (hashed: string) => `lockout:${hashed}:locks`;
 const browserFailuresKey = (browser: string) => `lockout:browser:${browser}:failures`;
 const browserWindowSeconds = knownBrowserDays * 86_400;
 
+/** When the email's known browsers were last forgotten (ms): cookies issued before do not count. */
+const forgottenKey = (hashed: string) => `lockout:${hashed}:known-forgotten`;
+
 /**
  * The guesser of an attempt on the email from a browser carrying `cookie` (its `nyckel_known`):
- * the known browser while it has fewer than `maxFailures` failures, else the email.
+ * the known browser while it has fewer than `maxFailures` failures and its cookie was issued
+ * after the address's known browsers were last forgotten, else the email.
  */
 export async function guesserFor(ctx: LockContext & KeyContext, email: string, cookie: string | undefined): Promise<Guesser> {
   const browser = knownBrowserFor(ctx, email, cookie);
   if (!browser) return { email };
-  const failures = Number((await ctx.store.get(browserFailuresKey(browser))) ?? 0);
-  return failures < lockoutPolicy.maxFailures ? { email, browser } : { email };
+  const [failures, forgotten] = await Promise.all([ctx.store.get(browserFailuresKey(browser.name)), ctx.store.get(forgottenKey(emailKey(email)))]);
+  if (browser.issuedAt <= Number(forgotten ?? 0)) return { email };
+  return Number(failures ?? 0) < lockoutPolicy.maxFailures ? { email, browser: browser.name } : { email };
+}
+
+/**
+ * Every browser known to the email so far counts against the email again, until it signs in anew:
+ * a password reset and signing out everywhere call it, so a stolen laptop's cookie loses its
+ * standing with the sessions it held. Kept as long as a cookie lives.
+ */
+export async function forgetKnownBrowsers(ctx: Pick<Context, 'store' | 'now'>, email: string): Promise<void> {
+  await ctx.store.set(forgottenKey(emailKey(email)), String(ctx.now().getTime()), browserWindowSeconds);
 }
 
 /** The per-email budget's key: a known browser has a budget of its own, which others cannot spend. */
@@ -109,8 +123,10 @@ export async function recordFailure(ctx: LockContext, guesser: Guesser, meta: Fa
   const { email } = guesser;
   const consecutive = await countFailure(ctx, email, meta);
   const failures = await ctx.store.incr(failuresKey(emailKey(email)), lockoutPolicy.windowSeconds);
-  // `===`: of parallel failures, only the one that reaches a limit locks (each count is handed out once).
-  if (failures === lockoutPolicy.maxFailures || consecutive === lockoutPolicy.maxConsecutiveFailures) await lock(ctx, email, meta, consecutive);
+  // The window's `===`: of parallel failures, only the one that reaches the limit locks (each count
+  // is handed out once). The run's `>=`: past the cap every failure locks again, also after an
+  // operator's unlock (endLock), which keeps the run; a lock never shortens a longer one.
+  if (failures === lockoutPolicy.maxFailures || consecutive >= lockoutPolicy.maxConsecutiveFailures) await lock(ctx, email, meta, consecutive);
 }
 
 /** A first-factor attempt holding its place in the email's failure count while it is verified. */
@@ -147,7 +163,7 @@ export async function reserveAttempt(ctx: LockContext, guesser: Guesser): Promis
   return {
     async failed(meta) {
       const consecutive = await countFailure(ctx, email, meta);
-      if (place === lockoutPolicy.maxFailures || consecutive === lockoutPolicy.maxConsecutiveFailures) await lock(ctx, email, meta, consecutive);
+      if (place === lockoutPolicy.maxFailures || consecutive >= lockoutPolicy.maxConsecutiveFailures) await lock(ctx, email, meta, consecutive);
     },
     release,
   };
@@ -210,6 +226,17 @@ async function lock(ctx: LockContext, email: string, meta: FailureMeta, consecut
     details: { email, until: until.toISOString(), consecutive_failures: consecutive },
   });
   throw loginErrors.accountLocked((until.getTime() - at.getTime()) / 1000);
+}
+
+/**
+ * An operator's unlock: the lock and the window's count end, the run does not. Its length (the
+ * 100 cap) and its lock count (the doubling) stay until a sign-in or a reset: an unlock lets the
+ * person try again, it does not buy a guesser a new run, however often it is repeated. Past the
+ * cap, one more failure locks for 30 days again.
+ */
+export async function endLock(ctx: Pick<Context, 'store'>, email: string): Promise<void> {
+  const hashed = emailKey(email);
+  await ctx.store.del(failuresKey(hashed), lockKey(hashed));
 }
 
 /**

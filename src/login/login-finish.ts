@@ -159,6 +159,12 @@ async function recordSignIn(
     credentialIds: [session.first_factor_credential_id, session.second_factor_credential_id].filter((id): id is string => Boolean(id)),
     ip: info.ip,
     userAgent: info.userAgent,
-    details: { method: session.first_factor, amr: session.amr, ...(rememberedDevice ? { remembered_device: true } : {}) },
+    details: {
+      method: session.first_factor,
+      amr: session.amr,
+      ...(rememberedDevice ? { remembered_device: true } : {}),
+      // A sign-in that the email's lock did not hold, because this browser is known to it.
+      ...(guesser.browser ? { known_browser: true } : {}),
+    },
   });
 }

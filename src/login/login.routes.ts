@@ -26,7 +26,7 @@ import {
   verifyOtpBody,
   verifyPasswordBody,
 } from './login.schemas.ts';
-import { knownBrowserCookie, knownBrowserCookieName, knownBrowserCookieOptions } from './known-browser.ts';
+import { knownBrowserCookie, setKnownBrowserCookie } from './known-browser.ts';
 import { deviceCookieId, deviceCookieName, deviceCookieOptions } from './remembered-device.ts';
 import { mergeTotp, verifyTotp } from './second-factor.service.ts';
 import { createPasskeyLoginRouter } from './passkey-login.routes.ts';
@@ -41,7 +41,7 @@ export function createLoginRouter(ctx: Context): Router {
     acceptLanguage: req.get('accept-language'),
     portalSessionId: portalSessionId(ctx.config, req),
     deviceId: deviceCookieId(req),
-    knownBrowser: knownBrowserCookie(req),
+    knownBrowser: knownBrowserCookie(req, ctx.config),
   });
   const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req), sessionId: res.locals.body.session_id as string });
   // The cookie that ends the login cookie carries no value, so it is not signed: signing '' would
@@ -54,7 +54,7 @@ export function createLoginRouter(ctx: Context): Router {
    */
   const send = (res: Response, outcome: LoginOutcome) => {
     if (outcome.rememberedDeviceId) res.cookie(deviceCookieName, outcome.rememberedDeviceId, deviceCookieOptions(ctx.config));
-    if (outcome.knownBrowser) res.cookie(knownBrowserCookieName, outcome.knownBrowser, knownBrowserCookieOptions(ctx.config));
+    if (outcome.knownBrowser) setKnownBrowserCookie(res, ctx.config, outcome.knownBrowser);
     if (outcome.portalSession) {
       setPortalSessionCookie(res, ctx.config, outcome.portalSession.id, outcome.portalSession.persistent);
       res.clearCookie(loginCookieName, clearLoginCookie);

@@ -15,7 +15,7 @@ export function createResetRouter(ctx: Context, provider: Provider): Router {
     ip: req.ip ?? null,
     userAgent: req.get('user-agent') ?? null,
     acceptLanguage: req.get('accept-language'),
-    knownBrowser: knownBrowserCookie(req),
+    knownBrowser: knownBrowserCookie(req, ctx.config),
   });
 
   /** Always `{status: "sent"}`: the answer never tells whether the address has an account. */

@@ -5,6 +5,7 @@ import { parse } from '../http/validate.ts';
 import { saveSetting } from './account-settings.service.ts';
 import { listActivity } from './activity.service.ts';
 import { requireJsonBody } from './json-body.ts';
+import { knownBrowserCookie } from '../login/known-browser.ts';
 import { changePassword, sendPasswordSetupLink } from './password.service.ts';
 import { changePasswordBody, settingBody } from './profile.schemas.ts';
 import { clientInfo, sessionRequest } from './request-info.ts';
@@ -31,7 +32,8 @@ export function createAccountRouter(ctx: Context, provider: Provider): Router {
   router.post('/api/accounts/password', requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const input = parse(changePasswordBody, req.body ?? {});
-    res.json(await changePassword(ctx, provider, sessionRequest(req, session), input));
+    const request = { ...sessionRequest(req, session), knownBrowser: knownBrowserCookie(req, ctx.config) };
+    res.json(await changePassword(ctx, provider, request, input));
   });
 
   router.post('/api/accounts/password/setup-link', requireJsonBody, async (req, res) => {

@@ -1,5 +1,4 @@
 import type { Request } from 'express';
-import { knownBrowserCookie } from '../login/known-browser.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import type { SessionRequest } from './sessions.service.ts';
 import type { ClientInfo } from './two-factor.service.ts';
@@ -12,16 +11,12 @@ export function clientInfo(req: Request): ClientInfo {
 }
 
 /** What the session and password services need of a request. */
-export function sessionRequest(
-  req: Request,
-  session: PortalSessionWithId,
-): SessionRequest & { acceptLanguage: string | undefined; knownBrowser: string | undefined } {
+export function sessionRequest(req: Request, session: PortalSessionWithId): SessionRequest & { acceptLanguage: string | undefined } {
   const cookie = (req.cookies as Record<string, unknown> | undefined)?.[opSessionCookie];
   return {
     session,
     opSessionCookie: typeof cookie === 'string' && cookie !== '' ? cookie : undefined,
     info: clientInfo(req),
     acceptLanguage: req.get('accept-language'),
-    knownBrowser: knownBrowserCookie(req),
   };
 }

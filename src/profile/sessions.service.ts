@@ -1,8 +1,10 @@
 import type Provider from 'oidc-provider';
+import { findAccountById } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
 import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
+import { forgetKnownBrowsers } from '../login/lockout.ts';
 import { revokeAllRememberedDevices } from '../login/remembered-device.ts';
 import {
   destroyAccountPortalSessions,
@@ -211,11 +213,14 @@ export async function signOutOtherSessions(ctx: Context, provider: Provider, req
 }
 
 /**
- * Signs the account out everywhere, for a password reset: every Nyckel session, every OP session
- * and every application grant (refresh tokens included), and the browsers remembered for its
- * TOTP step. Whoever knew the old password keeps nothing it opened.
+ * Signs the account out everywhere, for a password reset or an operator: every Nyckel session,
+ * every OP session and every application grant (refresh tokens included), the browsers remembered
+ * for its TOTP step, and the standing of the browsers known to its address (lockout.ts). Whoever
+ * knew the old password, or holds the stolen laptop, keeps nothing it opened.
  */
 export async function signOutEverywhere(ctx: Context, provider: Provider, accountId: string): Promise<{ applications: number }> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (account) await forgetKnownBrowsers(ctx, account.email);
   await destroyAccountPortalSessions(ctx, accountId);
   const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId), { grant: () => true, session: () => true });
   await revokeAllRememberedDevices(ctx, accountId);

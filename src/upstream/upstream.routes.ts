@@ -3,7 +3,7 @@ import type { Context } from '../context.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import type { RequestInfo } from '../login/login-finish.ts';
 import { loginCookieId, loginCookieName, loginCookieOptions } from '../login/login-session.ts';
-import { knownBrowserCookie, knownBrowserCookieName, knownBrowserCookieOptions } from '../login/known-browser.ts';
+import { knownBrowserCookie, setKnownBrowserCookie } from '../login/known-browser.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { getPortalSession, portalSessionId, setPortalSessionCookie } from '../session/portal-session.ts';
 import { completeCallback, type CallbackRedirect } from './upstream-callback.ts';
@@ -52,7 +52,7 @@ export function createUpstreamRouter(ctx: Context): Router {
       acceptLanguage: req.get('accept-language'),
       portalSessionId: portalSessionId(ctx.config, req),
       deviceId: deviceCookieId(req),
-      knownBrowser: knownBrowserCookie(req),
+      knownBrowser: knownBrowserCookie(req, ctx.config),
     };
     const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     const redirect = await completeCallback(ctx, {
@@ -74,7 +74,7 @@ export function createUpstreamRouter(ctx: Context): Router {
     const portal = redirect.login?.portalSession;
     if (!portal) return;
     setPortalSessionCookie(res, ctx.config, portal.id, portal.persistent);
-    if (redirect.login?.knownBrowser) res.cookie(knownBrowserCookieName, redirect.login.knownBrowser, knownBrowserCookieOptions(ctx.config));
+    if (redirect.login?.knownBrowser) setKnownBrowserCookie(res, ctx.config, redirect.login.knownBrowser);
     const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
     res.clearCookie(loginCookieName, options);
   };

@@ -1,17 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knownBrowserDays } from '../../src/login/known-browser.ts';
 import { lockoutPolicy } from '../../src/login/lockout.ts';
+import { createResetLink } from '../../src/login/reset.service.ts';
 import { limitRules } from '../../src/http/rate-limit.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount } from './fixtures.ts';
 import { errorType, setCookies, signInWithPassword, start, startWithCode, type Browser } from './journey.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
+
+/** An app of the block's own: its tests share one IP budget (300 calls from 127.0.0.1). */
+function useApp(): void {
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+}
 
 const password = 'Correct-Horse-9';
 
@@ -47,6 +53,8 @@ function startCarrying(known: string, email: string) {
 }
 
 describe('a browser that signed in to an address before (nyckel_known)', () => {
+  useApp();
+
   it('is given an HttpOnly cookie at every sign-in, a new one each time', async () => {
     const account = await createAccount(t.ctx.db, { password });
     const browser = t.agent();
@@ -72,6 +80,8 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     const again = await signInWithPassword(owner, account.email, password);
     expect(again.status).toBe(200);
     expect(again.body.state).toBe('Done');
+    const succeeded = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.succeeded' }).orderBy('id').pluck('details');
+    expect(succeeded.map((details: { known_browser?: boolean }) => details.known_browser ?? false)).toEqual([false, true]);
 
     // The stranger's run is not restarted by the owner's sign-in: the address stays locked to them.
     expect(errorType(await start(t.agent(), account.email))).toBe('account_locked');
@@ -85,20 +95,6 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     await lockFromElsewhere(account.email);
     const changed = await owner.post('/api/accounts/password').send({ current_password: password, new_password: 'Brand-New-Secret-42' });
     expect([changed.status, changed.body]).toEqual([200, { signed_out: 0 }]);
-  });
-
-  it('checks parallel wrong current passwords in the profile no more often than its limit and the address’s allow', async () => {
-    const account = await createAccount(t.ctx.db, { password });
-    const owner = await knownBrowserOf(account.email);
-    const answers = await Promise.all(
-      Array.from({ length: 40 }, () => owner.post('/api/accounts/password').send({ current_password: 'Wrong-Horse-9', new_password: 'Brand-New-Secret-42' })),
-    );
-    const checked = answers.filter((res) => errorType(res) === 'password/current-invalid').length;
-    const failed = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' }).count({ n: '*' });
-    // The browser's 10, then the address's 10 (the last of which locks): never more.
-    expect(Number(failed[0]!.n)).toBeLessThanOrEqual(2 * lockoutPolicy.maxFailures);
-    expect(checked).toBeLessThanOrEqual(2 * lockoutPolicy.maxFailures);
-    expect(answers.every((res) => [403, 423, 429].includes(res.status))).toBe(true);
   });
 
   it('counts its own failures apart from the address: they lock no one, and after the limit it counts with everyone else', async () => {
@@ -117,6 +113,64 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     // But the browser has lost its standing: the address's lock now holds it too.
     await lockFromElsewhere(account.email);
     expect(errorType(await start(owner, account.email))).toBe('account_locked');
+  });
+
+  it('loses its standing when a password reset signs the address out everywhere (a stolen laptop keeps no head start)', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const laptop = await knownBrowserOf(account.email);
+    const { link } = await createResetLink(t.ctx, account.id);
+    expect((await t.agent().post('/auth/reset/confirm').send({ token: link.split('/').pop(), password: 'Brand-New-Secret-42' })).status).toBe(200);
+    await lockFromElsewhere(account.email);
+    expect(errorType(await start(laptop, account.email))).toBe('account_locked');
+  });
+
+  it('counts for the address it signed in to only, and not at all when its cookie is altered', async () => {
+    const locked = await createAccount(t.ctx.db, { password });
+    const other = await createAccount(t.ctx.db, { password });
+    const value = valueOf(setCookies(await signInWithPassword(t.agent(), other.email, password)).get('nyckel_known')!);
+    await lockFromElsewhere(locked.email);
+
+    expect(errorType(await startCarrying(value, locked.email))).toBe('account_locked');
+
+    const genuine = valueOf(setCookies(await signInWithPassword(t.agent(), other.email, password)).get('nyckel_known')!);
+    await lockFromElsewhere(other.email);
+    expect((await startCarrying(genuine, other.email)).status).toBe(200);
+    const altered = genuine.slice(0, -2) + (genuine.endsWith('AA') ? 'BB' : 'AA');
+    expect(errorType(await startCarrying(altered, other.email))).toBe('account_locked');
+    // A later issue time, to outlive the 180 days, breaks the MAC too.
+    const [nonce, issued, mac] = genuine.split('.');
+    const later = (parseInt(issued!, 36) + 86_400_000).toString(36);
+    expect(errorType(await startCarrying(`${nonce}.${later}.${mac}`, other.email))).toBe('account_locked');
+  });
+
+  // Last in its block: it moves the app's clock half a year on.
+  it('loses its standing 180 days after its cookie was issued, whatever the browser keeps', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    t.ctx.advance((knownBrowserDays - 1) * 86_400_000);
+    await lockFromElsewhere(account.email);
+    expect((await start(owner, account.email)).status).toBe(200);
+    t.ctx.advance(86_400_000);
+    await lockFromElsewhere(account.email);
+    expect(errorType(await start(owner, account.email))).toBe('account_locked');
+  });
+});
+
+describe('a known browser’s budgets of its own', () => {
+  useApp();
+
+  it('checks parallel wrong current passwords in the profile no more often than its limit and the address’s allow', async () => {
+    const account = await createAccount(t.ctx.db, { password });
+    const owner = await knownBrowserOf(account.email);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => owner.post('/api/accounts/password').send({ current_password: 'Wrong-Horse-9', new_password: 'Brand-New-Secret-42' })),
+    );
+    const checked = answers.filter((res) => errorType(res) === 'password/current-invalid').length;
+    const failed = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' }).count({ n: '*' });
+    // The browser's 10, then the address's 10 (the last of which locks): never more.
+    expect(Number(failed[0]!.n)).toBeLessThanOrEqual(2 * lockoutPolicy.maxFailures);
+    expect(checked).toBeLessThanOrEqual(2 * lockoutPolicy.maxFailures);
+    expect(answers.every((res) => [403, 423, 429].includes(res.status))).toBe(true);
   });
 
   it('is its own per-address budget: spending the address’s budget elsewhere does not stop it', async () => {
@@ -158,20 +212,5 @@ describe('a browser that signed in to an address before (nyckel_known)', () => {
     expect(errorType(await start(stranger, account.email))).toBe('too_many_requests');
     const again = await startWithCode(owner, t.mail, account.email);
     expect(again.code).toMatch(/^\d{6}$/);
-  });
-
-  it('counts for the address it signed in to only, and not at all when its cookie is altered', async () => {
-    const locked = await createAccount(t.ctx.db, { password });
-    const other = await createAccount(t.ctx.db, { password });
-    const value = valueOf(setCookies(await signInWithPassword(t.agent(), other.email, password)).get('nyckel_known')!);
-    await lockFromElsewhere(locked.email);
-
-    expect(errorType(await startCarrying(value, locked.email))).toBe('account_locked');
-
-    const genuine = valueOf(setCookies(await signInWithPassword(t.agent(), other.email, password)).get('nyckel_known')!);
-    await lockFromElsewhere(other.email);
-    expect((await startCarrying(genuine, other.email)).status).toBe(200);
-    const altered = genuine.slice(0, -2) + (genuine.endsWith('AA') ? 'BB' : 'AA');
-    expect(errorType(await startCarrying(altered, other.email))).toBe('account_locked');
   });
 });
