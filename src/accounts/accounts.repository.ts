@@ -54,6 +54,14 @@ export async function setLockedUntil(db: Queryable, id: string, until: Date | nu
 }
 
 /**
+ * Clears the mirror only while it still holds `found` (an operator's unlock, after the store's lock
+ * ended): a lock set in between by a new failure keeps its mirror, so it is not hidden from view.
+ */
+export async function clearLockedUntil(db: Queryable, id: string, found: Date | null): Promise<void> {
+  if (found) await db('accounts').where({ id, locked_until: found }).update({ locked_until: null });
+}
+
+/**
  * The end of a mirrored lock still in force, else null. The mirror is cleared by a sign-in that
  * ends the lock (or an operator's unlock), not when the lock runs out, so a past end is no lock.
  * Compare on ctx.now()'s clock, as the lock itself is read.

@@ -2,7 +2,7 @@ import type { Queryable } from '../accounts/accounts.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { AppError } from '../http/app-error.ts';
 
-/** Operator roles, least to most: `support` reads, sends reset mails and notifications, ends sign-in locks, signs accounts out everywhere; `admin` does everything. */
+/** Operator roles, least to most: `support` reads, sends reset mails and notifications, ends sign-in locks and signs accounts out everywhere (not of operators); `admin` does everything. */
 export const operatorRoles = ['support', 'admin'] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
 

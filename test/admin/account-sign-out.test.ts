@@ -18,12 +18,16 @@ import { browserOf, createPerson, errorType, type Person } from './harness.ts';
 let server: TestServer;
 let supportOperator: Person;
 let support: BrowserLike;
+let adminOperator: Person;
+let admin: BrowserLike;
 
 beforeAll(async () => {
   server = await startTestServer();
   await registerClient(server, 'rp-crm', 'Recruiting CRM');
   supportOperator = await createPerson(server, 'sara-support', 'support');
   support = (await browserOf(server, supportOperator)).browser;
+  adminOperator = await createPerson(server, 'ada-admin', 'admin');
+  admin = (await browserOf(server, adminOperator)).browser;
 });
 
 afterAll(async () => {
@@ -108,6 +112,25 @@ describe('signing an account out everywhere from the console', () => {
     expect(await userinfo(app.browser)).toBe(200);
     await expect(refresh(app)).resolves.toMatchObject({ token_type: 'bearer' });
     expect(await signOuts(id)).toHaveLength(0);
+  });
+
+  it.each(['support', 'admin'] as const)('of an account with the %s role is refused to support (403): its console session and remembered device stay; an admin signs it out', async (role) => {
+    const target = await createPerson(server, `otto-${role}`, role);
+    const targetConsole = (await browserOf(server, target)).browser;
+    const consoleOpen = async () => (await getJson(targetConsole, '/api/operator')).status;
+    await rememberDevice(server.ctx, target.id, 'Firefox', undefined);
+    expect(await consoleOpen()).toBe(200);
+
+    const refused = await signOut(support, target.id);
+    expect(refused).toEqual({ status: 403, body: { detail: [{ type: 'forbidden', msg: 'Not allowed' }] } });
+    expect(await consoleOpen()).toBe(200);
+    expect(await listRememberedDevices(server.ctx, target.id, undefined)).toHaveLength(1);
+    expect(await signOuts(target.id)).toHaveLength(0);
+
+    expect(await signOut(admin, target.id)).toEqual({ status: 200, body: { status: 'signed_out', applications: 0 } });
+    expect(await consoleOpen()).toBe(401);
+    expect(await listRememberedDevices(server.ctx, target.id, undefined)).toEqual([]);
+    expect(await signOuts(target.id)).toEqual([{ actor_id: adminOperator.id, details: { role: 'admin', applications: 0 } }]);
   });
 
   it('a sign-out whose audit row cannot be written is logged as an error and answered 500; calling again writes the row', async () => {

@@ -1,16 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type request from 'supertest';
+import { lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
+import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createPersona, errorType, password, sessionBrowser, signIn, startAdminApp, type AdminTestApp, type Persona } from './harness.ts';
 
 let t: AdminTestApp;
 let support: request.Agent;
 let supportPersona: Persona;
+let admin: request.Agent;
+let adminPersona: Persona;
 
 beforeAll(async () => {
   t = await startAdminApp();
   supportPersona = await createPersona(t.ctx, { role: 'support', totp: true, name: 'Sara Support' });
   support = await signIn(t, supportPersona);
+  adminPersona = await createPersona(t.ctx, { role: 'admin', totp: true, name: 'Ada Admin' });
+  admin = await signIn(t, adminPersona);
 });
 afterAll(async () => {
   await t?.close();
@@ -37,6 +43,16 @@ async function lockOut(persona: Persona): Promise<void> {
   const answers = await wrongPasswords(persona, 10);
   expect(answers.slice(0, 9)).toEqual(Array(9).fill([401, 'invalid_credentials']));
   expect(answers[9]).toEqual([423, 'account_locked']);
+}
+
+/**
+ * The run past its cap: 100 failures in a row (lockoutPolicy.maxConsecutiveFailures), counted as the
+ * login API counts them, lock the address for 30 days. Only the last lock is checked here.
+ */
+async function failHundredInARow(persona: Persona): Promise<void> {
+  const meta = { accountId: persona.id, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+  for (let i = 1; i < lockoutPolicy.maxConsecutiveFailures; i += 1) await recordFailure(t.ctx, { email: persona.email }, meta).catch(() => {});
+  await expect(recordFailure(t.ctx, { email: persona.email }, meta)).rejects.toMatchObject({ type: 'account_locked' });
 }
 
 /** What the first step of a sign-in answers: `account_locked` while the address is locked. */
@@ -82,13 +98,42 @@ describe('a sign-in lock in the console', () => {
     await signIn(t, lena);
   });
 
-  it('starts the failure count afresh, so the next lock needs ten new failures', async () => {
+  it("starts the 15-minute window's count afresh, so the next lock needs ten new failures", async () => {
     const nils = await person('Nils Nearly');
     expect(await wrongPasswords(nils, 5)).toEqual(Array(5).fill([401, 'invalid_credentials']));
     expect((await support.post(`/api/accounts/${nils.id}/unlock`)).status).toBe(200);
     // Without the unlock the fifth of these would be the tenth failure in the window, and lock.
     expect(await wrongPasswords(nils, 9)).toEqual(Array(9).fill([401, 'invalid_credentials']));
     expect(await startsSignIn(nils)).toBe('CredentialsRequired');
+    // The tenth since the unlock locks again.
+    expect(await wrongPasswords(nils, 1)).toEqual([[423, 'account_locked']]);
+  });
+
+  it('past the cap of 100 failures in a row, ends the lock but not the run: one more wrong password locks for 30 days again', async () => {
+    const cora = await person('Cora Capped');
+    await failHundredInARow(cora);
+    expect(await startsSignIn(cora)).toBe('account_locked');
+    expect((await support.post(`/api/accounts/${cora.id}/unlock`)).status).toBe(200);
+    expect(await startsSignIn(cora)).toBe('CredentialsRequired');
+    expect((await listed(cora)).locked_until).toBeNull();
+
+    // Else "unlock, nine guesses, unlock..." would have no cap: the password is the same one.
+    const browser = t.agent();
+    const started = await browser.post('/auth/login/start').send({ email: cora.email });
+    const res = await browser.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email: cora.email, password: 'Wrong-Pass-1' });
+    expect([res.status, errorType(res)]).toEqual([423, 'account_locked']);
+    const thirtyDays = lockoutPolicy.consecutiveWindowSeconds;
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(thirtyDays - 60);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(thirtyDays);
+    expect(Date.parse((await listed(cora)).locked_until!) - t.ctx.now().getTime()).toBeGreaterThan((thirtyDays - 60) * 1000);
+  });
+
+  it('past the cap, the right password right after the unlock signs in, and that sign-in starts the run afresh', async () => {
+    const rita = await person('Rita Rightaway');
+    await failHundredInARow(rita);
+    expect((await support.post(`/api/accounts/${rita.id}/unlock`)).status).toBe(200);
+    await signIn(t, rita);
+    expect(await wrongPasswords(rita, 1)).toEqual([[401, 'invalid_credentials']]);
   });
 
   it('unlocking an account that is not locked answers the same, and is audited with no lock end', async () => {
@@ -127,6 +172,74 @@ describe('a sign-in lock in the console', () => {
     expect(await startsSignIn(karin)).toBe('account_locked');
     expect((await listed(karin)).locked_until).not.toBeNull();
     expect(await unlocks(karin)).toHaveLength(0);
+  });
+
+  it.each(['support', 'admin'] as const)('of an account with the %s role is refused to support (403, nothing changes); an admin ends it', async (role) => {
+    const otto = await createPersona(t.ctx, { role, totp: true, name: 'Otto Operator', email: `otto-${randomBytes(3).toString('hex')}@unlock.test` });
+    await lockOut(otto);
+
+    const refused = await support.post(`/api/accounts/${otto.id}/unlock`);
+    expect([refused.status, refused.body]).toEqual([403, { detail: [{ type: 'forbidden', msg: 'Not allowed' }] }]);
+    expect(await startsSignIn(otto)).toBe('account_locked');
+    expect((await listed(otto)).locked_until).not.toBeNull();
+    expect(await unlocks(otto)).toHaveLength(0);
+
+    expect((await admin.post(`/api/accounts/${otto.id}/unlock`)).status).toBe(200);
+    expect(await startsSignIn(otto)).toBe('CredentialsRequired');
+    expect((await listed(otto)).locked_until).toBeNull();
+    expect(await unlocks(otto)).toEqual([expect.objectContaining({ actor_id: adminPersona.id, details: expect.objectContaining({ role: 'admin' }) })]);
+  });
+
+  it('a store that fails ends no lock, and the console still shows it to unlock again; the row records the try', async () => {
+    const sten = await person('Sten Stored');
+    await lockOut(sten);
+    const found = (await listed(sten)).locked_until;
+    const del = t.ctx.store.del.bind(t.ctx.store);
+    // The store refuses just the lockout's keys, as an unreachable Redis would.
+    const failing = vi.spyOn(t.ctx.store, 'del').mockImplementation(async (...keys: string[]) => {
+      if (keys.some((key) => key.startsWith('lockout:'))) throw new StoreUnavailableError('store down (test)');
+      return del(...keys);
+    });
+    try {
+      const res = await support.post(`/api/accounts/${sten.id}/unlock`);
+      expect([res.status, errorType(res)]).toEqual([503, 'service_unavailable']);
+    } finally {
+      failing.mockRestore();
+    }
+    expect(await startsSignIn(sten)).toBe('account_locked');
+    expect((await listed(sten)).locked_until).toBe(found);
+    expect(await unlocks(sten)).toHaveLength(1);
+
+    expect((await support.post(`/api/accounts/${sten.id}/unlock`)).status).toBe(200);
+    expect(await startsSignIn(sten)).toBe('CredentialsRequired');
+    expect((await listed(sten)).locked_until).toBeNull();
+    expect(await unlocks(sten)).toHaveLength(2);
+  });
+
+  it('a lock set while the unlock runs, by failures landing after the store ended the old one, stays listed', async () => {
+    const rolf = await person('Rolf Raced');
+    await lockOut(rolf);
+    const found = (await listed(rolf)).locked_until;
+    const del = t.ctx.store.del.bind(t.ctx.store);
+    const meta = { accountId: rolf.id, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    let raced = false;
+    // Ten failures land just after the store's lock ended, before the mirror is cleared: a new lock.
+    const racing = vi.spyOn(t.ctx.store, 'del').mockImplementation(async (...keys: string[]) => {
+      await del(...keys);
+      if (raced || !keys.some((key) => key.startsWith('lockout:'))) return;
+      raced = true;
+      for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, { email: rolf.email }, meta).catch(() => {});
+    });
+    try {
+      expect((await support.post(`/api/accounts/${rolf.id}/unlock`)).status).toBe(200);
+    } finally {
+      racing.mockRestore();
+    }
+    expect(raced).toBe(true);
+    expect(await startsSignIn(rolf)).toBe('account_locked');
+    const shown = (await listed(rolf)).locked_until;
+    expect(shown).not.toBeNull();
+    expect(shown).not.toBe(found);
   });
 
   // Last: it moves the clock.

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
+import { createPortalSession, listPortalSessions, portalCookieName } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { useBrowserHarness } from './harness.ts';
@@ -316,6 +316,27 @@ describe('signing out everywhere', () => {
     // The button stays (it is always offered); the call disabled it, and the focus is back on it.
     await expect.poll(() => focused(signOut)).toBe(true);
     expect(await phoneSignedIn()).toBe(401);
+  });
+
+  it('a support operator trying to sign an admin out is told their role does not allow it, and the admin stays signed in', async () => {
+    const { page } = h;
+    await signInAsOperator(page, undefined, 'support');
+    const email = `${unique('admin')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: `Ada ${unique('Admin')}`, password: PASSWORD });
+    await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
+    await createPortalSession(h.server.ctx, { account_id: accountId, email, amr: ['pwd', 'mfa'], auth_time: 0, ip: null, user_agent: null });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    await row.getByRole('button', { name: t.en('admin.account.sign_out_everywhere'), exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: t.en('admin.account.sign_out_title') });
+    await confirm.getByRole('button', { name: t.en('admin.account.sign_out_everywhere'), exact: true }).click();
+    // The server's 403 is a role refusal, shown on the page: not a sign-in problem.
+    await page.getByText(`${t.en('admin.account.sign_out_failed')} ${t.en('admin.role_refused')}`, { exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/admin/accounts');
+    expect(await listPortalSessions(h.server.ctx, accountId)).toHaveLength(1);
   });
 });
 

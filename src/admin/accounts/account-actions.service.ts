@@ -1,8 +1,8 @@
 import type Provider from 'oidc-provider';
-import { findAccountById, lockInForce, setLockedUntil } from '../../accounts/accounts.repository.ts';
+import { clearLockedUntil, findAccountById, lockInForce } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { AppError, errors } from '../../http/app-error.ts';
-import { clearFailures } from '../../login/lockout.ts';
+import { endLock } from '../../login/lockout.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { endSignInsInProgress } from '../../login/login-session.ts';
 import { revokeAllRememberedDevices } from '../../login/remembered-device.ts';
@@ -10,7 +10,7 @@ import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service
 import { chooseLanguage } from '../../mail/templates.ts';
 import { signOutEverywhere } from '../../profile/sessions.service.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
-import { findOperatorRole, secondFactorTypes } from '../operators.repository.ts';
+import { findOperatorRole, roleAllows, secondFactorTypes } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
 
 export const accountActionErrors = {
@@ -43,45 +43,68 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
 }
 
 /**
- * "Unlock" in the console: ends the account's sign-in lock (src/login/lockout.ts) as a completed
- * password reset does. clearFailures drops the email's lock and its counts, so the next lock takes
- * ten new failures and lasts 15 minutes again; the accounts.locked_until mirror is cleared with it.
+ * Support may unlock or sign out everywhere only an account that holds no operator role; an
+ * operator's account (support or admin) needs an admin: support gets 403 `forbidden`, as the
+ * route guard answers a role too low, and nothing changes or is recorded. Else a support operator
+ * could keep an admin out of the console mid-incident (a sign-out ends the admin's console session
+ * and sign-ins in progress, as often as it is repeated), or end an admin's lock as often as a
+ * guesser asks: ten guesses per unlock, up to the cap of 100, where the locks alone allow ten per
+ * ever longer wait.
+ */
+async function assertMayActOn(ctx: Context, operator: Operator, accountId: string): Promise<void> {
+  if (roleAllows(operator.role, 'admin')) return;
+  if ((await findOperatorRole(ctx.db, accountId)) !== null) throw errors.forbidden();
+}
+
+/**
+ * "Unlock" in the console: ends the account's sign-in lock (src/login/lockout.ts) and the count
+ * of the 15-minute window, so the person can try again at once and the next lock takes ten new
+ * failures; the accounts.locked_until mirror is cleared with it. The run of failures is kept
+ * (endLock): the 100-in-a-row cap and the doubling of locks still count every failure since the
+ * last sign-in or reset, so past the cap one more failure locks for 30 days again. A completed
+ * reset does end the run, but it ends the lock by replacing the password, which makes the guesses
+ * so far worthless; an unlock keeps the password, which is exactly why it must keep the run:
+ * otherwise "unlock, nine guesses, unlock…" would have no cap.
  *
- * Support may do it, as support may send the reset that ends the lock too: it opens nothing, since
- * the password (and second factor) is still needed. What it does give is a fresh budget of guesses
- * at that address, whether or not a lock was in force (the counts restart either way), so every
- * call is audited, with the lock end it found (null when there was none): unlocking an account
- * that is not locked still succeeds, and is still a change the log must show.
+ * It opens nothing, since the password (and second factor) is still needed, so support may do it,
+ * on accounts without an operator role (assertMayActOn). What it does give is a fresh window of
+ * guesses at that address, whether or not a lock was in force, so every call is audited, with the
+ * lock end it found (null when there was none): unlocking an account that is not locked still
+ * succeeds, and is still a change the log must show.
  *
- * The mirror and the audit row are committed before the store's lock is cleared, as the reset mail
- * is recorded before it is sent: a lock never ends without its record. A store that fails after
- * the commit answers 503 and the lock stays, the row recording that an operator tried.
+ * The audit row is committed first, as the reset mail is recorded before it is sent: a lock never
+ * ends without its record. Then the store's lock ends, and only then the mirror: a store that
+ * fails answers 503 with the lock in force and still shown in the console, with its Unlock
+ * button, so the operator can try again; the row records that an operator tried. The mirror is
+ * cleared only while it holds the lock end read at the start, so a lock set meanwhile (a failure
+ * landing after the store's lock ended) stays shown.
  */
 export async function unlockAccount(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await assertMayActOn(ctx, operator, account.id);
   const now = ctx.now();
   const lockedUntil = lockInForce(account.locked_until, now);
-  await ctx.db.transaction(async (trx) => {
-    await setLockedUntil(trx, account.id, null);
-    await recordOperatorAction(
-      trx,
-      operator,
-      { action: 'operator.account.unlocked', target_account_id: account.id, details: { locked_until: lockedUntil?.toISOString() ?? null } },
-      now,
-    );
-  });
-  await clearFailures(ctx, { email: account.email });
+  await recordOperatorAction(
+    ctx.db,
+    operator,
+    { action: 'operator.account.unlocked', target_account_id: account.id, details: { locked_until: lockedUntil?.toISOString() ?? null } },
+    now,
+  );
+  await endLock(ctx, account.email);
+  await clearLockedUntil(ctx.db, account.id, account.locked_until);
 }
 
 /**
  * "Sign out everywhere" in the console, for a person whose laptop or phone was stolen: ends the
  * account's sign-ins in progress, then every Nyckel portal session, OP session and application
- * grant (refresh tokens included) and the browsers remembered for its TOTP step, as a completed
- * password reset does (reset.service.ts, in the same order: a sign-in finishing in between is
- * refused, or its new portal session ended). The password and credentials are unchanged.
+ * grant (refresh tokens included), the browsers remembered for its TOTP step and the standing
+ * of the browsers known to its address (a stolen laptop's cookie counts against the address
+ * again), as a completed password reset does (reset.service.ts, in the same order: a sign-in finishing in between is
+ * refused, or its new portal session ended). The password and credentials are unchanged. Support
+ * may do it to accounts without an operator role (assertMayActOn).
  *
- * Unlike unlock, the reset mail and credential deletion, which give something (a fresh budget of
+ * Unlike unlock, the reset mail and credential deletion, which give something (a fresh window of
  * guesses, a link that sets the password, one factor fewer) and so are recorded before they take
  * effect, this only takes access away. Its row follows the change and says what it ended: written
  * first, it could carry no count, and a store failing after it would leave a row (and a line in
@@ -98,6 +121,7 @@ export async function signAccountOutEverywhere(
 ): Promise<{ applications: number }> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await assertMayActOn(ctx, operator, account.id);
   let ended: { applications: number } | undefined;
   try {
     await endSignInsInProgress(ctx, account.id);

@@ -37,8 +37,8 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
     res.json({ status: 'sent' });
   });
 
-  // Support, as for the reset mail: ending a lock lets no one in without the password, and the
-  // person could end it themselves with that mail (see unlockAccount).
+  // Support: ending a lock lets no one in without the password, and the run of failures (the
+  // 100 cap) is kept. An operator's account needs an admin (see unlockAccount).
   router.post('/api/accounts/:accountId/unlock', support, validate({ params: accountParams }), async (_req, res) => {
     await unlockAccount(ctx, operatorOf(res), res.locals.params.accountId);
     res.json({ status: 'unlocked' });
@@ -46,6 +46,7 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
 
   // Support, as for unlock: signing out opens nothing, it only ends access (the person signs in
   // again with the same password), and it is what a person who lost a device asks support for.
+  // An operator's account needs an admin (see signAccountOutEverywhere).
   router.post('/api/accounts/:accountId/sign-out-everywhere', support, validate({ params: accountParams }), async (_req, res) => {
     const { applications } = await signAccountOutEverywhere(ctx, provider, operatorOf(res), res.locals.params.accountId);
     res.json({ status: 'signed_out', applications });
