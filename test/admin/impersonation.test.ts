@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { createTenant } from '../fixtures/accounts.ts';
+import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { browserOf as browserOfPerson, createPerson, type Person } from './harness.ts';
@@ -33,28 +34,11 @@ function impersonate(browser: BrowserLike, body: Record<string, unknown>) {
   return browser.json<{ url: string; expires_in: number; account_id: string; detail?: { type: string }[] }>('/api/impersonations', body);
 }
 
-interface Authorization {
-  url: URL;
-  verifier: string;
-  state: string;
-  nonce: string;
-}
+type Authorization = PkceAuthorization;
 
 /** What the tenant app does on its sign-in page: an authorization request with PKCE, state and nonce. */
 async function appAuthorization(scope = 'openid email profile tenants offline_access'): Promise<Authorization> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const url = client.buildAuthorizationUrl(rp, {
-    redirect_uri: redirectUri,
-    scope,
-    prompt: 'consent',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-  });
-  return { url, verifier, state, nonce };
+  return pkceAuthorization(rp, { redirect_uri: redirectUri, scope, prompt: 'consent' });
 }
 
 /** The app's callback: the code exchanged with every check openid-client makes. */

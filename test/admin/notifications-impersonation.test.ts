@@ -2,6 +2,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { createTenant } from '../fixtures/accounts.ts';
+import { pkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { browserOf, createPerson, type Person } from './harness.ts';
@@ -29,16 +30,7 @@ async function impersonatedAccessToken(browser: BrowserLike, tenantId: string): 
   const started = await browser.json<{ url: string }>('/api/impersonations', { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'Ticket 7' });
   expect(started.status).toBe(201);
   await browser.follow(started.body.url);
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(rp, {
-    redirect_uri: redirectUri,
-    scope: 'openid email',
-    prompt: 'consent',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-  });
+  const { url, verifier, state } = await pkceAuthorization(rp, { redirect_uri: redirectUri, scope: 'openid email', prompt: 'consent' }, { nonce: false });
   const callback = (await browser.followThroughForms(url.toString())).url;
   const tokens = await client.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: verifier, expectedState: state });
   expect(tokens.claims()!.act).toBeDefined();

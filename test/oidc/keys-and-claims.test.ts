@@ -7,6 +7,7 @@ import { createApp } from '../../src/app.ts';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { retiredKeyGraceSeconds, rotateSigningKeys } from '../../src/oidc/keys.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
+import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 
@@ -120,18 +121,7 @@ async function authorize(
   params: Record<string, string> = {},
   email = person.email,
 ): Promise<SignIn> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid email profile',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...params,
-  });
+  const { url, verifier, state, nonce } = await pkceAuthorization(config, { redirect_uri: redirectUri, scope: 'openid email profile', ...params });
   let { url: landed } = await browser.follow(url.toString());
   let signedInBetween: [number, number] | null = null;
   if (landed.origin === nyckel.base) {

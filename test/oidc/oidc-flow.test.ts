@@ -5,6 +5,7 @@ import { createResetLink } from '../../src/login/reset.service.ts';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createAccount } from '../fixtures/accounts.ts';
+import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -39,28 +40,10 @@ async function discover(clientId: string): Promise<client.Configuration> {
   });
 }
 
-interface Authorization {
-  url: URL;
-  verifier: string;
-  state: string;
-  nonce: string;
-}
+type Authorization = PkceAuthorization;
 
-async function authorizationRequest(config: client.Configuration, extra: Record<string, string> = {}): Promise<Authorization> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid email profile offline_access',
-    prompt: 'consent',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...extra,
-  });
-  return { url, verifier, state, nonce };
+function authorizationRequest(config: client.Configuration, extra: Record<string, string> = {}): Promise<Authorization> {
+  return pkceAuthorization(config, { redirect_uri: redirectUri, scope: 'openid email profile offline_access', prompt: 'consent', ...extra });
 }
 
 /** The token request for a callback URL, with every check openid-client makes of the answer. */

@@ -2,6 +2,7 @@ import * as client from 'openid-client';
 import { expect } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { createAccount } from '../fixtures/accounts.ts';
+import { pkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import type { TestServer } from '../helpers/server.ts';
 
@@ -49,16 +50,7 @@ export async function signInToApplication(
   const config = await client.discovery(new URL(server.issuer), clientId, `${clientId}-secret-0123456789`, undefined, {
     execute: [client.allowInsecureRequests],
   });
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid email offline_access',
-    prompt: 'consent',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-  });
+  const { url, verifier, state } = await pkceAuthorization(config, { redirect_uri: REDIRECT_URI, scope: 'openid email offline_access', prompt: 'consent' }, { nonce: false });
   let { url: at } = await browser.follow(url.toString());
   if (at.origin === server.base) {
     expect(at.pathname).toBe('/login');

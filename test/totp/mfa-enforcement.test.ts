@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
+import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { codeAt, createTotpAccount, password, type TotpAccount } from './helpers.ts';
@@ -20,24 +21,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-interface Authorization {
-  url: URL;
-  verifier: string;
-  state: string;
-}
+type Authorization = PkceAuthorization;
 
-async function authorize(extra: Record<string, string> = {}): Promise<Authorization> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid email',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    ...extra,
-  });
-  return { url, verifier, state };
+function authorize(extra: Record<string, string> = {}): Promise<Authorization> {
+  return pkceAuthorization(config, { redirect_uri: redirectUri, scope: 'openid email', ...extra }, { nonce: false });
 }
 
 type Json = { state: string; session_id: string; redirect_to?: string; detail?: { type: string }[] };
