@@ -84,15 +84,21 @@ export async function signIn(t: AdminTestApp, persona: Persona): Promise<request
  * The cookie is signed as cookie-parser expects (`s:<value>.<HMAC-SHA256, base64, unpadded>`).
  */
 export async function sessionBrowser(t: AdminTestApp, persona: Persona, amr: string[]): Promise<request.Agent> {
-  const session = await createPortalSession(t.ctx, {
-    account_id: persona.id,
-    email: persona.email,
+  const { cookie } = await directSession(t.ctx, persona, amr);
+  return t.agent().set('Cookie', `${portalCookieName}=${cookie}`);
+}
+
+/** A portal session of `who` made directly in the store, and its cookie value, signed and encoded. */
+async function directSession(ctx: TestContext, who: { id: string; email: string }, amr: string[]): Promise<{ id: string; cookie: string }> {
+  const session = await createPortalSession(ctx, {
+    account_id: who.id,
+    email: who.email,
     amr,
-    auth_time: Math.floor(t.ctx.now().getTime() / 1000),
+    auth_time: Math.floor(ctx.now().getTime() / 1000),
     ip: null,
     user_agent: null,
   });
-  return t.agent().set('Cookie', `${portalCookieName}=${encodeURIComponent(signCookie(session.id, t.ctx.config.cookieSecrets[0]!))}`);
+  return { id: session.id, cookie: encodeURIComponent(signCookie(session.id, ctx.config.cookieSecrets[0]!)) };
 }
 
 /** An account on a TestServer (no credentials), with an operator role when given. */
@@ -110,17 +116,10 @@ export async function createPerson(server: TestServer, name: string, role?: Oper
 
 /** A BrowserLike holding a portal session of `who` (the console needs a second factor: amr mfa). */
 export async function browserOf(server: TestServer, who: Person, amr = ['pwd', 'mfa']): Promise<{ browser: BrowserLike; sessionId: string }> {
-  const session = await createPortalSession(server.ctx, {
-    account_id: who.id,
-    email: who.email,
-    amr,
-    auth_time: Math.floor(server.ctx.now().getTime() / 1000),
-    ip: null,
-    user_agent: null,
-  });
+  const { id, cookie } = await directSession(server.ctx, who, amr);
   const browser = new BrowserLike(server.base);
-  browser.cookies.set(portalCookieName, encodeURIComponent(signCookie(session.id, server.ctx.config.cookieSecrets[0]!)));
-  return { browser, sessionId: session.id };
+  browser.cookies.set(portalCookieName, cookie);
+  return { browser, sessionId: id };
 }
 
 export function signCookie(value: string, secret: string): string {
