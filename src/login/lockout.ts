@@ -110,17 +110,13 @@ export interface FailureMeta {
 }
 
 /**
- * Counts one failed attempt (any first-factor verifier) and audits it. The attempt that reaches
- * the limit locks the email and is itself answered `account_locked`; the counter restarts so a
- * fresh window begins when the lock ends.
+ * Counts one failure against the email, audited, without taking a place first or looking at the
+ * lock: the failure reaching a limit locks the email and is answered `account_locked`; the window
+ * restarts so a fresh one begins when the lock ends. Every sign-in path goes through
+ * reserveAttempt; this counts failures decided elsewhere, and lets the tests build a long run of
+ * them (past locks) without waiting out each one.
  */
-export async function recordFailure(ctx: LockContext, guesser: Guesser, meta: FailureMeta): Promise<void> {
-  if (guesser.browser) {
-    await audit(ctx, guesser.email, meta, true);
-    await ctx.store.incr(browserFailuresKey(guesser.browser), browserWindowSeconds);
-    return;
-  }
-  const { email } = guesser;
+export async function recordFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
   const consecutive = await countFailure(ctx, email, meta);
   const failures = await ctx.store.incr(failuresKey(emailKey(email)), lockoutPolicy.windowSeconds);
   // The window's `===`: of parallel failures, only the one that reaches the limit locks (each count

@@ -190,7 +190,7 @@ describe('password reset', () => {
     const newPassword = 'Unlocked-Again-8?';
     // 100 failures in a row: locked for 30 days, until a reset.
     const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
-    for (let i = 0; i < lockoutPolicy.maxConsecutiveFailures; i += 1) await recordFailure(h.server.ctx, { email }, meta).catch(() => {});
+    for (let i = 0; i < lockoutPolicy.maxConsecutiveFailures; i += 1) await recordFailure(h.server.ctx, email, meta).catch(() => {});
     await expect(assertNotLocked(h.server.ctx, { email })).rejects.toMatchObject({ type: 'account_locked' });
 
     await openLogin(page);
@@ -226,7 +226,7 @@ describe('password reset', () => {
 
     // Someone else's browser locks the address with wrong passwords.
     const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
-    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(h.server.ctx, { email }, meta).catch(() => {});
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(h.server.ctx, email, meta).catch(() => {});
     const stranger = await h.browser.newContext({ baseURL: h.base });
     const strangerPage = await stranger.newPage();
     await openLogin(strangerPage);

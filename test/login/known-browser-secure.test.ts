@@ -41,7 +41,7 @@ describe('the known-browser cookie behind HTTPS', () => {
     const value = pair(line).slice('__Host-nyckel_known='.length);
 
     const meta = { accountId: account.id, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
-    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, { email: account.email }, meta).catch(() => {});
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, account.email, meta).catch(() => {});
     expect(errorType(await startCarrying(account.email))).toBe('account_locked');
     expect((await startCarrying(account.email, `__Host-nyckel_known=${value}`)).status).toBe(200);
     // The unprefixed name, which a sibling subdomain could set, is not read.

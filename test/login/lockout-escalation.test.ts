@@ -58,7 +58,7 @@ describe('lockout over many windows', () => {
     const account = await createAccount(t.ctx.db, { password });
     // Nine wrong passwords per window never lock by themselves: the slow guesser's pace.
     for (let failures = 0; failures < lockoutPolicy.maxConsecutiveFailures - 1; failures += 1) {
-      await recordFailure(t.ctx, { email: account.email }, meta(account.id)).catch((error: AppError) => {
+      await recordFailure(t.ctx, account.email, meta(account.id)).catch((error: AppError) => {
         expect(error.type).toBe('account_locked');
       });
       if (failures % 9 === 8) {
@@ -68,11 +68,11 @@ describe('lockout over many windows', () => {
       }
     }
     expect(await lockedFor(account.email)).toBe(0);
-    await expect(recordFailure(t.ctx, { email: account.email }, meta(account.id))).rejects.toMatchObject({ type: 'account_locked' });
+    await expect(recordFailure(t.ctx, account.email, meta(account.id))).rejects.toMatchObject({ type: 'account_locked' });
     expect(await lockedFor(account.email)).toBeGreaterThan(29 * 24 * 3600);
 
     // Failures that still arrive (a TOTP step already under way counts them too) never shorten it.
-    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, { email: account.email }, meta(account.id)).catch(() => {});
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, account.email, meta(account.id)).catch(() => {});
     expect(await lockedFor(account.email)).toBeGreaterThan(29 * 24 * 3600);
 
     // Two days later the right password is still refused, unverified.
@@ -85,7 +85,7 @@ describe('lockout over many windows', () => {
     // A completed password reset clears it (reset.service calls clearFailures), and the run starts afresh.
     await clearFailures(t.ctx, { email: account.email });
     expect(errorType(await start(t.agent(), account.email))).toBeUndefined();
-    await recordFailure(t.ctx, { email: account.email }, meta(account.id));
+    await recordFailure(t.ctx, account.email, meta(account.id));
     expect(await lockedFor(account.email)).toBe(0);
   });
 
@@ -95,7 +95,7 @@ describe('lockout over many windows', () => {
     const hashed = createHash('sha256').update(email).digest('base64url');
     const thirtyDays = lockoutPolicy.consecutiveWindowSeconds;
     await t.ctx.store.set(`lockout:${hashed}:until`, String(t.ctx.now().getTime() + thirtyDays * 1000), thirtyDays);
-    for (let i = 1; i <= lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, { email }, meta(null)).catch(() => {});
+    for (let i = 1; i <= lockoutPolicy.maxFailures; i += 1) await recordFailure(t.ctx, email, meta(null)).catch(() => {});
     expect(await lockedFor(email)).toBeGreaterThan(thirtyDays - 60);
   });
 
