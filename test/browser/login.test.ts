@@ -53,6 +53,14 @@ async function expectTenantSelection(page: Page, email: string, tenant: { name: 
   expect(await page.locator('.tenant-card').count()).toBe(1);
 }
 
+/** A whole password sign-in from /login, ending on the tenant selection. */
+async function signInToTenants(page: Page, email: string, password: string, tenant: { name: string; slug: string }) {
+  await openLogin(page);
+  await enterEmail(page, email);
+  await enterPassword(page, password);
+  await expectTenantSelection(page, email, tenant);
+}
+
 /** The text of the page's error alert, once one shows. */
 async function alertText(page: Page): Promise<string> {
   const alert = page.getByRole('alert');
@@ -178,10 +186,7 @@ describe('password reset', () => {
     await page.getByRole('button', { name: t.en('app.go_to_login'), exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/login');
 
-    await openLogin(page);
-    await enterEmail(page, email);
-    await enterPassword(page, newPassword);
-    await expectTenantSelection(page, email, tenant);
+    await signInToTenants(page, email, newPassword, tenant);
   });
 
   it('a locked account is offered the reset beside the lock message, and the reset unlocks it', async () => {
@@ -210,19 +215,13 @@ describe('password reset', () => {
     await page.getByRole('button', { name: t.en('set_password.submit'), exact: true }).click();
     await page.getByRole('heading', { name: t.en('success.new_password_set'), exact: true }).waitFor();
 
-    await openLogin(page);
-    await enterEmail(page, email);
-    await enterPassword(page, newPassword);
-    await expectTenantSelection(page, email, tenant);
+    await signInToTenants(page, email, newPassword, tenant);
   });
 
   it('a browser that signed in before goes on signing in while the address is locked from elsewhere', async () => {
     const { page } = h;
     const { email, tenant } = await personWithTenant('knownbrowser', PASSWORD);
-    await openLogin(page);
-    await enterEmail(page, email);
-    await enterPassword(page, PASSWORD);
-    await expectTenantSelection(page, email, tenant);
+    await signInToTenants(page, email, PASSWORD, tenant);
 
     // Someone else's browser locks the address with wrong passwords.
     const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
@@ -236,10 +235,7 @@ describe('password reset', () => {
 
     // The owner's browser, signed out, signs in again: its nyckel_known cookie is its own count.
     await h.context.clearCookies({ name: 'nyckel_session' });
-    await openLogin(page);
-    await enterEmail(page, email);
-    await enterPassword(page, PASSWORD);
-    await expectTenantSelection(page, email, tenant);
+    await signInToTenants(page, email, PASSWORD, tenant);
   });
 
   it('an address without an account gets the same confirmation', async () => {
