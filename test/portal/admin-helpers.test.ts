@@ -127,9 +127,11 @@ describe('what a failed console call means', () => {
     expect(needsSecondFactor(error)).toBe(asked);
   });
 
-  it('a role refusal adds why to the failure message', () => {
-    expect(failureText('Failed to delete credential', apiError(403), 'Not allowed.')).toBe('Failed to delete credential Not allowed.');
-    expect(failureText('Failed to delete credential', apiError(409), 'Not allowed.')).toBe('Failed to delete credential');
-    expect(failureText('Failed to delete credential', new Error('x'), 'Not allowed.')).toBe('Failed to delete credential');
+  it('a role refusal or a spent budget adds why to the failure message', () => {
+    const t = (key: string) => ({ 'admin.role_refused': 'Not allowed.', 'errors.too_many_requests': 'Wait a moment.' })[key]!;
+    expect(failureText('Failed to unlock', apiError(403), t)).toBe('Failed to unlock Not allowed.');
+    expect(failureText('Failed to unlock', apiError(429), t)).toBe('Failed to unlock Wait a moment.');
+    expect(failureText('Failed to unlock', apiError(409), t)).toBe('Failed to unlock');
+    expect(failureText('Failed to unlock', new Error('x'), t)).toBe('Failed to unlock');
   });
 });

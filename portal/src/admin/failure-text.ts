@@ -1,9 +1,14 @@
 import { isApiError } from '../api/client.ts';
 
 /**
- * A console action's failure message. A 403 that reached the page (not a sign-in problem, see
- * consoleErrorKind) means the operator's role may not do this: say so after the message.
+ * A console action's failure message, followed by why when the answer says it: a 403 that
+ * reached the page (not a sign-in problem, see consoleErrorKind) means the operator's role may
+ * not do this; a 429, that the action's budget is spent (a reset mail's per-address mail budget,
+ * an account's unlocks or sign-outs this hour) and waiting helps.
  */
-export function failureText(message: string, error: unknown, roleRefused: string): string {
-  return isApiError(error) && error.status === 403 ? `${message} ${roleRefused}` : message;
+export function failureText(message: string, error: unknown, t: (key: 'admin.role_refused' | 'errors.too_many_requests') => string): string {
+  if (!isApiError(error)) return message;
+  if (error.status === 403) return `${message} ${t('admin.role_refused')}`;
+  if (error.status === 429) return `${message} ${t('errors.too_many_requests')}`;
+  return message;
 }

@@ -12,6 +12,7 @@ import { signOutEverywhere } from '../../profile/sessions.service.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole, roleAllows, secondFactorTypes } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
+import { spendAccountAction } from './action-limits.ts';
 
 export const accountActionErrors = {
   passwordRequired: () =>
@@ -67,7 +68,8 @@ async function assertMayActOn(ctx: Context, operator: Operator, accountId: strin
  * otherwise "unlock, nine guesses, unlock…" would have no cap.
  *
  * It opens nothing, since the password (and second factor) is still needed, so support may do it,
- * on accounts without an operator role (assertMayActOn). What it does give is a fresh window of
+ * on accounts without an operator role (assertMayActOn), a few times an hour per account
+ * (action-limits.ts). What it does give is a fresh window of
  * guesses at that address, whether or not a lock was in force, so every call is audited, with the
  * lock end it found (null when there was none): unlocking an account that is not locked still
  * succeeds, and is still a change the log must show.
@@ -83,6 +85,7 @@ export async function unlockAccount(ctx: Context, operator: Operator, accountId:
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
   await assertMayActOn(ctx, operator, account.id);
+  await spendAccountAction(ctx, operator, 'unlock', account.id);
   const now = ctx.now();
   const lockedUntil = lockInForce(account.locked_until, now);
   await recordOperatorAction(
@@ -102,7 +105,8 @@ export async function unlockAccount(ctx: Context, operator: Operator, accountId:
  * of the browsers known to its address (a stolen laptop's cookie counts against the address
  * again), as a completed password reset does (reset.service.ts, in the same order: a sign-in finishing in between is
  * refused, or its new portal session ended). The password and credentials are unchanged. Support
- * may do it to accounts without an operator role (assertMayActOn).
+ * may do it to accounts without an operator role (assertMayActOn), a few times an hour per
+ * account (action-limits.ts).
  *
  * Unlike unlock, the reset mail and credential deletion, which give something (a fresh window of
  * guesses, a link that sets the password, one factor fewer) and so are recorded before they take
@@ -122,6 +126,7 @@ export async function signAccountOutEverywhere(
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
   await assertMayActOn(ctx, operator, account.id);
+  await spendAccountAction(ctx, operator, 'sign-out-everywhere', account.id);
   let ended: { applications: number } | undefined;
   try {
     await endSignInsInProgress(ctx, account.id);

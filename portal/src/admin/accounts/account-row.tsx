@@ -67,7 +67,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
       await sendAccountPasswordReset(account.id);
       toast('success', t('success.reset_email_sent'));
     } catch (error) {
-      if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_send_reset_email'), error, t('admin.role_refused')));
+      if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_send_reset_email'), error, t));
     } finally {
       setSending(false);
     }
@@ -88,7 +88,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           // The Unlock button goes with the lock: focus moves to the row's other action, not to the page.
           resetButton.current?.focus();
         } catch (error) {
-          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.unlock_failed'), error, t('admin.role_refused')));
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.unlock_failed'), error, t));
         } finally {
           setUnlocking(false);
         }
@@ -109,7 +109,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           const { applications } = await signAccountOutEverywhere(account.id);
           toast('success', t('admin.account.signed_out', { applications }));
         } catch (error) {
-          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.sign_out_failed'), error, t('admin.role_refused')));
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.sign_out_failed'), error, t));
         } finally {
           setSigningOut(false);
         }
@@ -130,7 +130,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
         } catch (error) {
           if (handleAdminError(error, 'action')) return;
           if (isApiError(error) && error.type === 'credential/second-factor-required') toast('error', t('admin.credential.operator_second_factor'));
-          else toast('error', failureText(t('errors.failed_to_delete_credential'), error, t('admin.role_refused')));
+          else toast('error', failureText(t('errors.failed_to_delete_credential'), error, t));
         }
       },
     });

@@ -53,7 +53,7 @@ function ReasonModal({ target, onClose }: { target: ImpersonationTarget | null; 
 
   const failure = (cause: unknown): string => {
     const key = isApiError(cause) ? impersonationErrorKey(cause.type) : null;
-    return key ? t(key) : failureText(t('impersonation.failed'), cause, t('admin.role_refused'));
+    return key ? t(key) : failureText(t('impersonation.failed'), cause, t);
   };
 
   const submit = async () => {

@@ -56,7 +56,7 @@ export function NotificationsPage() {
       setNewFunctionality(false);
       setChosen(new Set());
     } catch (error) {
-      if (!handleAdminError(error, 'action')) setResult({ ok: false, text: failureText(t('admin.notification.failed'), error, t('admin.role_refused')) });
+      if (!handleAdminError(error, 'action')) setResult({ ok: false, text: failureText(t('admin.notification.failed'), error, t) });
     } finally {
       setBusy(false);
     }

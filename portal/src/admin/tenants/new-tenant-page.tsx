@@ -46,7 +46,7 @@ export function NewTenantPage() {
       setFailure(
         isApiError(error) && error.type === SLUG_TAKEN
           ? `${message}: ${t('admin.tenant.slug_taken', { slug })}`
-          : failureText(message, error, t('admin.role_refused')),
+          : failureText(message, error, t),
       );
     }
   };

@@ -38,7 +38,7 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
       toast('success', t('admin.sms.saved'));
       return true;
     } catch (error) {
-      if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.sms.save_failed'), error, t('admin.role_refused')));
+      if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.sms.save_failed'), error, t));
       return false;
     }
   };
@@ -180,7 +180,7 @@ function AddCredits({ tenantId, onAdded }: { tenantId: string; onAdded: (credits
           setInput('');
           toast('success', t('admin.sms.credits_added'));
         } catch (error) {
-          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.sms.credits_failed'), error, t('admin.role_refused')));
+          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.sms.credits_failed'), error, t));
         } finally {
           setBusy(false);
         }

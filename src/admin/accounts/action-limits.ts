@@ -1,0 +1,42 @@
+import type { Context } from '../../context.ts';
+import { createRateLimits, type LimitRule, type RateLimits } from '../../http/rate-limit.ts';
+import type { Operator } from '../operator-guard.ts';
+
+/**
+ * Budgets of the console's unlock and sign-out-everywhere, the two account actions nothing else
+ * bounds (a reset mail spends the address's mail budget; an account has only so many credentials
+ * to delete). Each is audited, but a record after the fact does not stop a support session in
+ * the wrong hands from
+ * - unlocking one address over and over for a guesser: each unlock is ten new guesses, up to the
+ *   100-in-a-row cap (src/login/lockout.ts), at a pace the doubling locks would not allow;
+ * - signing one person out again and again, keeping them from their work;
+ * - doing either to every account in turn.
+ * Both budgets are far above what helping people needs: an unlock or a sign-out that did not
+ * help is rarely worth repeating more than a few times an hour.
+ */
+export const accountActionRules = {
+  /** Per action and account, by all operators together. */
+  target: { points: 5, duration: 60 * 60 },
+  /** Unlocks and sign-outs by one operator, whatever the account. */
+  operator: { points: 30, duration: 15 * 60 },
+} as const satisfies Record<string, LimitRule>;
+
+export type LimitedAccountAction = 'unlock' | 'sign-out-everywhere';
+
+const shared = new WeakMap<object, RateLimits<keyof typeof accountActionRules>>();
+
+/**
+ * Takes a point of the operator's budget and of the account's for this action; 429
+ * `too_many_requests` with Retry-After when either is spent. Called after the account was found
+ * and the operator's role checked (404 and 403 cost nothing) and before anything is recorded or
+ * changed, so a refused call leaves no trace but the access log.
+ */
+export async function spendAccountAction(ctx: Context, operator: Operator, action: LimitedAccountAction, accountId: string): Promise<void> {
+  let limits = shared.get(ctx);
+  if (!limits) {
+    limits = createRateLimits(ctx, accountActionRules);
+    shared.set(ctx, limits);
+  }
+  await limits.consume('operator', operator.account_id);
+  await limits.consume('target', `${action}:${accountId}`);
+}
