@@ -11,6 +11,7 @@ const texts = {
     logoutBody: 'You will be signed out of Nyckel and of the applications you opened with it.',
     logoutYes: 'Yes, sign me out',
     logoutNo: 'No, stay signed in',
+    logoutAppOnly: (app: string) => `No, only sign me out of ${app}`,
     doneTitle: 'You are signed out',
     doneBody: 'You can close this page.',
   },
@@ -21,6 +22,7 @@ const texts = {
     logoutBody: 'Du loggas ut från Nyckel och från de program du öppnat med det.',
     logoutYes: 'Ja, logga ut mig',
     logoutNo: 'Nej, förbli inloggad',
+    logoutAppOnly: (app: string) => `Nej, logga bara ut mig från ${app}`,
     doneTitle: 'Du är utloggad',
     doneBody: 'Du kan stänga den här sidan.',
   },
@@ -42,6 +44,12 @@ function language(ctx: KoaContextWithOIDC): keyof typeof texts {
  */
 function page(ctx: KoaContextWithOIDC, title: string, body: string): void {
   ctx.type = 'html';
+  // No other site may frame them (the logout button would be a click away from a hidden frame),
+  // and they load nothing. No form-action: the logout form's answer redirects to the relying
+  // party, and browsers apply form-action to that redirect too.
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
   ctx.body = `<!doctype html>
 <html lang="${language(ctx)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)}</title>
@@ -74,15 +82,21 @@ ${out.error_description ? `<p>${escape(out.error_description)}</p>` : ''}
   );
 }
 
-/** RP-initiated logout's confirmation; `form` is oidc-provider's hidden form with its xsrf token. */
+/**
+ * RP-initiated logout's confirmation; `form` is oidc-provider's hidden form with its xsrf token.
+ * "Yes" (logout=yes) ends the Nyckel session and every application's sign-in through it
+ * (provider.ts). The other answer keeps the Nyckel session; when an application asked, oidc-provider
+ * still signs the person out of that one (revokes its grant), and the button says so.
+ */
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
   const t = texts[language(ctx)];
+  const app = ctx.oidc.client ? (ctx.oidc.client.clientName ?? ctx.oidc.client.clientId) : undefined;
   page(
     ctx,
     t.logoutTitle,
     `<h1>${t.logoutTitle}</h1><p>${t.logoutBody}</p>${form}
 <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">${t.logoutYes}</button>
-<button type="submit" form="op.logoutForm">${t.logoutNo}</button>`,
+<button type="submit" form="op.logoutForm">${app === undefined ? t.logoutNo : escape(t.logoutAppOnly(app))}</button>`,
   );
 }
 

@@ -140,8 +140,10 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   provider.proxy = ctx.config.trustProxy > 0;
   reuseDerivedClients(provider, (id) => ClientAdapter.cached(id));
   // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
-  // person straight back in through it.
+  // person straight back in through it. Only "Yes, sign me out" (logout=yes): the other answer
+  // signs the person out of the asking application alone, and keeps Nyckel's session.
   provider.on('end_session.success', (koa: KoaContextWithOIDC) => {
+    if (!koa.oidc.params?.logout) return;
     // Not a sign-out of Nyckel: ending a session an impersonation made in the operator's browser,
     // or oidc-provider ending the browser's provider session because an interaction finished for
     // another account (it then resumes that authorization, at its own /authorize/:uid).

@@ -450,6 +450,43 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(((await ping.json()) as { email: string | null }).email).toBeNull();
   });
 
+  it('"No" at the logout confirmation signs the person out of the asking application only: Nyckel stays signed in', async () => {
+    const [one, two] = [await discover('rp-one'), await discover('rp-two')];
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(one);
+    const tokens = await exchange(one, await codeFrom(browser, authorization), authorization);
+    await codeFrom(browser, await authorizationRequest(two, { scope: 'openid email' }));
+    const logout = client.buildEndSessionUrl(one, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9/' });
+    const html = await (await browser.request(logout.toString(), { headers: { 'accept-language': 'en' } })).text();
+    expect(html).toContain('No, only sign me out of rp-one');
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!;
+    const confirm = await browser.request('/oauth2/logout/confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf }),
+    });
+    expect(confirm.headers.get('location')).toBe('http://127.0.0.1:9/');
+
+    // Nyckel is still signed in: the portal session answers, and another application signs in silently.
+    const ping = (await (await browser.request('/auth/login/ping')).json()) as { email: string | null };
+    expect(ping.email).toBe('rp-user@example.com');
+    const silent = await authorizationRequest(two, { prompt: 'none', scope: 'openid email' });
+    const { url } = await browser.follow(silent.url.toString());
+    expect(url.origin + url.pathname).toBe(redirectUri);
+    expect(url.searchParams.get('error')).toBeNull();
+    expect(url.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('no other site may frame the pages oidc-provider renders, and they load nothing', async () => {
+    const browser = new BrowserLike(server.base);
+    await codeFrom(browser, await authorizationRequest(await discover('rp-one')));
+    for (const response of [await browser.request('/oauth2/logout'), await fetch(`${server.issuer}/authorize?client_id=nobody`)]) {
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    }
+  });
+
   it("renders the logout and error pages in the person's language, with nothing from other hosts", async () => {
     // The confirmation is only shown to someone signed in; without a session it submits itself.
     const browser = new BrowserLike(server.base);
