@@ -36,6 +36,16 @@ describe('the built portal, served by the app', () => {
     expect(res.text).toBe(readFileSync(indexHtml, 'utf8'));
   });
 
+  it("serves /index.html itself with the portal's security headers, never cached", async () => {
+    const page = await request(app.app).get('/login');
+    const res = await request(app.app).get('/index.html');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('sends no Referer from the set-password page, whose URL holds a reset token', async () => {
     const res = await request(app.app).get('/login/set-password/abc');
     expect(res.status).toBe(200);
