@@ -6,6 +6,8 @@ import { countEmail } from '../observability/metrics.ts';
 
 export interface MailMessage {
   to: string;
+  /** Which mail it is (a template's kind), for the log: never the subject, which may one day carry a code. */
+  kind?: string;
   subject: string;
   text: string;
   html?: string;
@@ -26,7 +28,8 @@ export interface MailerOptions {
 
 /**
  * SMTP through nodemailer when SMTP_URL is set; otherwise each message is written to the outbox
- * folder as an .eml file. The log names recipient and subject only: bodies hold codes and links.
+ * folder as an .eml file. The log names the recipient and the kind of mail only: bodies hold codes
+ * and links, and whoever reads the logs must not be able to sign in with what they find there.
  */
 export function createMailer(options: MailerOptions): Mailer {
   const transport: Transporter = options.smtpUrl
@@ -44,9 +47,9 @@ export function createMailer(options: MailerOptions): Mailer {
         await mkdir(options.outboxDir, { recursive: true });
         const file = join(options.outboxDir, `${Date.now()}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`);
         await writeFile(file, (info as unknown as { message: Buffer }).message);
-        options.logger.info({ to: message.to, subject: message.subject, file }, 'mail written to outbox');
+        options.logger.info({ to: message.to, kind: message.kind, file }, 'mail written to outbox');
       } else {
-        options.logger.info({ to: message.to, subject: message.subject }, 'mail sent');
+        options.logger.info({ to: message.to, kind: message.kind }, 'mail sent');
       }
     },
     async close() {

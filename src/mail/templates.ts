@@ -20,7 +20,8 @@ interface Rendered {
 const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<MailTemplate, { kind: K }>) => Rendered }> = {
   en: {
     email_code: (t) => ({
-      subject: `Your sign-in code: ${t.code}`,
+      // Not in the subject: subjects show on lock screens and in mail logs.
+      subject: 'Your sign-in code',
       lines: ['Use this code to sign in:', `It is valid for ${t.minutes} minutes and can be used once. If you did not try to sign in, you can ignore this email.`],
       action: { text: t.code },
     }),
@@ -56,7 +57,7 @@ const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<Mail
   },
   sv: {
     email_code: (t) => ({
-      subject: `Din inloggningskod: ${t.code}`,
+      subject: 'Din inloggningskod',
       lines: ['Använd den här koden för att logga in:', `Den gäller i ${t.minutes} minuter och kan användas en gång. Om du inte försökte logga in kan du bortse från det här mejlet.`],
       action: { text: t.code },
     }),
@@ -111,7 +112,7 @@ export function renderMail(to: string, language: MailLanguage, template: MailTem
     ...rest.map((line) => `<p>${escapeHtml(line)}</p>`),
     '<p>— Nyckel</p></body></html>',
   ].join('');
-  return { to, subject, text, html };
+  return { to, kind: template.kind, subject, text, html };
 }
 
 /**
