@@ -30,6 +30,8 @@ export interface MailerOptions {
  * SMTP through nodemailer when SMTP_URL is set; otherwise each message is written to the outbox
  * folder as an .eml file. The log names the recipient and the kind of mail only: bodies hold codes
  * and links, and whoever reads the logs must not be able to sign in with what they find there.
+ * Production logs (SMTP) mask the address (maskAddress); the development outbox names it in full,
+ * beside the file that holds the whole mail anyway.
  */
 export function createMailer(options: MailerOptions): Mailer {
   const transport: Transporter = options.smtpUrl
@@ -49,11 +51,21 @@ export function createMailer(options: MailerOptions): Mailer {
         await writeFile(file, (info as unknown as { message: Buffer }).message);
         options.logger.info({ to: message.to, kind: message.kind, file }, 'mail written to outbox');
       } else {
-        options.logger.info({ to: message.to, kind: message.kind }, 'mail sent');
+        options.logger.info({ to: maskAddress(message.to), kind: message.kind }, 'mail sent');
       }
     },
     async close() {
       transport.close();
     },
   };
+}
+
+/**
+ * "k***@example.com": enough to tell which person's mail it was when helping them, not a list of
+ * every address that signs in for whoever reads the logs.
+ */
+export function maskAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 1) return '***';
+  return `${address[0]}***${address.slice(at)}`;
 }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailer } from '../../src/mail/mailer.ts';
+import { createMailer, maskAddress } from '../../src/mail/mailer.ts';
 import { renderMail } from '../../src/mail/templates.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
 
@@ -25,6 +25,13 @@ function capturingLogger() {
 }
 
 describe('the mailer', () => {
+  it('masks addresses in its log to their first letter and domain', () => {
+    expect(maskAddress('karin.lind@example.com')).toBe('k***@example.com');
+    expect(maskAddress('a@b@example.com')).toBe('a***@example.com');
+    expect(maskAddress('@example.com')).toBe('***');
+    expect(maskAddress('nobody')).toBe('***');
+  });
+
   it.each(['en', 'sv'] as const)('logs which mail went to whom, never the code (%s)', async (language) => {
     const { logger, lines } = capturingLogger();
     const mailer = createMailer({ smtpUrl: smtp.url, from: 'nyckel@example.com', outboxDir: '/nonexistent', logger });
@@ -36,7 +43,8 @@ describe('the mailer', () => {
     expect(received.text).toContain('493817');
     expect(received.subject).not.toContain('493817');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'mail sent', to, kind: 'email_code' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'mail sent', to: `c***@example.com`, kind: 'email_code' });
+    expect(lines[0]).not.toContain(to);
     expect(lines[0]).not.toContain('493817');
   });
 });
