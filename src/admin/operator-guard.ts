@@ -23,7 +23,28 @@ export function provesSecondFactor(amr: readonly string[]): boolean {
 
 export const operatorErrors = {
   mfaRequired: () => new AppError('operator/mfa-required', 403, 'Sign in with your second factor to use the console'),
+  reauthenticationRequired: () =>
+    new AppError('operator/reauthentication-required', 403, 'Sign in again with your second factor to do this: it needs a recent sign-in'),
 };
+
+/**
+ * How recent the sign-in must be for the console's actions that could hand someone else's account
+ * to whoever holds the session (see requireOperator's `recentSignIn`). Longer than the profile's
+ * five minutes (src/profile/signed-in.ts): an operator on the phone with a customer may need a
+ * few of them in a row, and each sign-in takes the second factor again.
+ */
+export const operatorRecentSignInSeconds = 15 * 60;
+
+export interface OperatorGuardOptions {
+  /**
+   * The route needs a sign-in, with a second factor, in the last operatorRecentSignInSeconds:
+   * 403 `operator/reauthentication-required` otherwise. For what amounts to signing in as
+   * someone else: reading live reset links, removing a person's second factor, impersonation. A
+   * console session lives 12 hours; one left open on a shared machine, or a stolen cookie, must
+   * not be enough for those.
+   */
+  recentSignIn?: boolean;
+}
 
 /**
  * The console's gate, on every operator route. Operators use the normal portal session; the role
@@ -31,9 +52,10 @@ export const operatorErrors = {
  * opens the console: the session must have verified a second factor, because one phished password
  * of an operator would otherwise expose every account. Checked in this order so a non-operator
  * learns nothing about the MFA rule: no session → 401; no role → 403 `forbidden`; no second factor
- * → 403 `operator/mfa-required`; role too low for the route → 403 `forbidden`.
+ * → 403 `operator/mfa-required`; role too low for the route → 403 `forbidden`; a sign-in too old
+ * for a route that asks for a recent one → 403 `operator/reauthentication-required`.
  */
-export function requireOperator(ctx: Context, required: OperatorRole = 'support'): RequestHandler {
+export function requireOperator(ctx: Context, required: OperatorRole = 'support', options: OperatorGuardOptions = {}): RequestHandler {
   return async (req, res, next) => {
     const session = await getPortalSession(ctx, req);
     if (!session) throw errors.unauthorized();
@@ -41,6 +63,8 @@ export function requireOperator(ctx: Context, required: OperatorRole = 'support'
     if (!role) throw errors.forbidden();
     if (!provesSecondFactor(session.amr)) throw operatorErrors.mfaRequired();
     if (!roleAllows(role, required)) throw errors.forbidden();
+    const age = Math.floor(ctx.now().getTime() / 1000) - session.auth_time;
+    if (options.recentSignIn && age > operatorRecentSignInSeconds) throw operatorErrors.reauthenticationRequired();
     const operator: Operator = {
       account_id: session.account_id,
       email: session.email,

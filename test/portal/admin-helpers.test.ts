@@ -108,6 +108,7 @@ describe('what a failed console call means', () => {
     ['403 on a read (not an operator)', apiError(403, 'forbidden'), 'read', 'sign-in'],
     ['403 mfa-required on a read', apiError(403, 'operator/mfa-required'), 'read', 'sign-in'],
     ['403 mfa-required on a change', apiError(403, 'operator/mfa-required'), 'action', 'sign-in'],
+    ['403 reauthentication-required on a change', apiError(403, 'operator/reauthentication-required'), 'action', 'sign-in'],
     ['403 on a change (role refused)', apiError(403, 'operator/role-required'), 'action', 'forbidden'],
     ['403 without a type on a change', apiError(403), 'action', 'forbidden'],
     ['409 on a change', apiError(409, 'credential/password-required'), 'action', 'other'],
@@ -120,6 +121,7 @@ describe('what a failed console call means', () => {
 
   it.each([
     ['403 mfa-required', apiError(403, 'operator/mfa-required'), true],
+    ['403 reauthentication-required (sign-in too old for the action)', apiError(403, 'operator/reauthentication-required'), true],
     ['403 not an operator', apiError(403, 'forbidden'), false],
     ['401', apiError(401, 'unauthorized'), false],
     ['not an API error', new Error('operator/mfa-required'), false],

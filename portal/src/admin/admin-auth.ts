@@ -35,9 +35,15 @@ export function safeAdminReturn(from: string | null): string | null {
 /** 403 type: the operator signed in without a second factor in this session. */
 export const MFA_REQUIRED = 'operator/mfa-required';
 
-/** Whether a console call was refused for want of a second factor in this sign-in. */
+/** 403 type: the action needs a sign-in from the last 15 minutes (reset links, credential deletion, impersonation). */
+export const REAUTHENTICATION_REQUIRED = 'operator/reauthentication-required';
+
+/**
+ * Whether a console call was refused for want of a (recent) sign-in with a second factor: either
+ * way the operator signs in again with the passkey or the authenticator code, and comes back.
+ */
 export function needsSecondFactor(error: unknown): boolean {
-  return isApiError(error) && error.status === 403 && error.type === MFA_REQUIRED;
+  return isApiError(error) && error.status === 403 && (error.type === MFA_REQUIRED || error.type === REAUTHENTICATION_REQUIRED);
 }
 
 /**
@@ -45,7 +51,8 @@ export function needsSecondFactor(error: unknown): boolean {
  * - `sign-in`: no operator session (401, or 403 on a read) → the /admin?from= notice;
  * - `forbidden`: a 403 on a change (`action`) from a signed-in operator whose role may not make it
  *   (e.g. `support` deleting a credential). Sending them to sign in again would not help, so the
- *   page says the action failed instead. A missing second factor still means sign in again.
+ *   page says the action failed instead. A missing second factor, or a sign-in too old for the
+ *   action, still means sign in again.
  * - `other`: the page's own failure message.
  */
 export type ConsoleErrorKind = 'sign-in' | 'forbidden' | 'other';
@@ -54,7 +61,7 @@ export function consoleErrorKind(error: unknown, mode: 'read' | 'action' = 'read
   if (!isApiError(error)) return 'other';
   if (error.status === 401) return 'sign-in';
   if (error.status !== 403) return 'other';
-  return mode === 'action' && error.type !== MFA_REQUIRED ? 'forbidden' : 'sign-in';
+  return mode === 'action' && !needsSecondFactor(error) ? 'forbidden' : 'sign-in';
 }
 
 /**

@@ -16,6 +16,8 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
   const router = Router();
   const support = requireOperator(ctx, 'support');
   const admin = requireOperator(ctx, 'admin');
+  /** For what amounts to signing in as the person: a recent sign-in too (operator-guard.ts). */
+  const adminRecently = requireOperator(ctx, 'admin', { recentSignIn: true });
 
   router.get('/api/accounts/', support, async (_req, res) => {
     res.json(await listAccounts(ctx));
@@ -28,7 +30,7 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
   // Admin only: a listed link sets the account's password, so reading it is signing in as that
   // person, which this product allows only to admins, through audited impersonation. Support
   // still sends the link, which goes only to the account's own address.
-  router.get('/api/accounts/password-resets', admin, async (_req, res) => {
+  router.get('/api/accounts/password-resets', adminRecently, async (_req, res) => {
     res.json(await listActiveResetLinks(ctx, operatorOf(res)));
   });
 
@@ -54,7 +56,7 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
 
   router.delete(
     '/api/accounts/:accountId/credentials/:credentialId',
-    admin,
+    adminRecently,
     validate({ params: accountCredentialParams }),
     async (_req, res) => {
       const { accountId, credentialId } = res.locals.params;

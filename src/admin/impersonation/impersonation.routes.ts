@@ -32,7 +32,7 @@ const handOffToken = /^[A-Za-z0-9_-]{43}$/;
 export function createImpersonationRouter(ctx: Context): Router {
   const router = Router();
 
-  router.post('/api/impersonations', requireOperator(ctx, 'admin'), validate({ body: impersonationBody }), async (_req, res) => {
+  router.post('/api/impersonations', requireOperator(ctx, 'admin', { recentSignIn: true }), validate({ body: impersonationBody }), async (_req, res) => {
     res.status(201).json(await startImpersonation(ctx, operatorOf(res), res.locals.body));
   });
 
