@@ -3,12 +3,14 @@ import type Provider from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { requireJsonBody } from './json-body.ts';
 import { sessionRequest } from './request-info.ts';
-import { listSessions, revokeApplication, signOutOthers, signOutSession } from './sessions.service.ts';
+import { clearPortalSessionCookie, getPortalSession } from '../session/portal-session.ts';
+import { clearProviderSessionCookie } from '../oidc/provider.ts';
+import { listSessions, revokeApplication, signOutOthers, signOutSession, signOutThisBrowser } from './sessions.service.ts';
 import { requireSignedIn } from './signed-in.ts';
 
 /**
  * The person's active sessions: Nyckel sign-ins and the applications holding tokens, each
- * signed out on its own or all but this one (portal session cookie; same-origin check).
+ * signed out on its own, all but this one, or this one (portal session cookie; same-origin check).
  */
 export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
@@ -20,6 +22,16 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   router.delete('/api/accounts/sessions/:id', async (req, res) => {
     await signOutSession(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req)), String(req.params.id));
     res.status(204).end();
+  });
+
+  // "Sign out" in the profile and the console. Answers the same when the session had already
+  // ended: the browser's cookies are cleared either way.
+  router.post('/api/accounts/sessions/sign-out', requireJsonBody, async (req, res) => {
+    const session = await getPortalSession(ctx, req);
+    if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session));
+    clearPortalSessionCookie(res, ctx.config);
+    clearProviderSessionCookie(res, ctx.config);
+    res.json({ status: 'signed_out' });
   });
 
   router.post('/api/accounts/sessions/sign-out-others', requireJsonBody, async (req, res) => {

@@ -196,6 +196,14 @@ export async function signOutSession(ctx: Context, provider: Provider, request: 
 }
 
 /**
+ * POST /api/accounts/sessions/sign-out: signs this browser out, as signing its own row out of the
+ * list does: its Nyckel session, its OP sessions and the applications signed in through them.
+ */
+export async function signOutThisBrowser(ctx: Context, provider: Provider, request: SessionRequest): Promise<void> {
+  await signOutSession(ctx, provider, request, publicSessionId(request.session.id));
+}
+
+/**
  * Signs out everywhere but here: every other Nyckel session, every OP session that is not this
  * browser's, and every application grant whose tokens were not issued in this browser's sign-in
  * (refresh tokens outlive sessions, so grants tied to no live session go too).

@@ -115,6 +115,28 @@ describe('active sessions on /profile', () => {
     expect((await getJson(theirApp.browser, '/oauth2/userinfo')).status).toBe(200);
   });
 
+  it('signs this browser out: its session, its applications and its cookies; other browsers stay signed in', async () => {
+    const { id, email } = await person(server);
+    const app = await signInToApplication(server, 'rp-crm', email);
+    const elsewhere = await signedInBrowser(server, email);
+
+    const res = await call(app.browser, 'POST', '/api/accounts/sessions/sign-out', {});
+    expect([res.status, res.body]).toEqual([200, { status: 'signed_out' }]);
+    expect(app.browser.cookies.get('nyckel_session') ?? '').toBe('');
+    expect(app.browser.cookies.get('_session') ?? '').toBe('');
+    expect((await getJson(app.browser, '/oauth2/userinfo')).status).toBe(401);
+    await expect(refresh(app)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await getJson(elsewhere, '/oauth2/userinfo')).status).toBe(200);
+    const audit = await server.ctx.db('audit_events').where({ target_account_id: id, action: 'session.revoked' });
+    expect(audit.map((a) => a.details)).toEqual([expect.objectContaining({ current: true, grants: 1 })]);
+
+    // Once more, now without a session: the same answer, nothing else recorded.
+    expect((await call(app.browser, 'POST', '/api/accounts/sessions/sign-out', {})).body).toEqual({ status: 'signed_out' });
+    expect(await server.ctx.db('audit_events').where({ target_account_id: id, action: 'session.revoked' })).toHaveLength(1);
+    expect((await call(elsewhere, 'POST', '/api/accounts/sessions/sign-out', {}, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await getJson(elsewhere, '/oauth2/userinfo')).status).toBe(200);
+  });
+
   it('refuses cross-site requests and non-JSON bodies', async () => {
     const { email } = await person(server);
     const away = await signedInBrowser(server, email);

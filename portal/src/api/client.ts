@@ -186,6 +186,14 @@ export function userinfo(): Promise<UserInfo> {
 
 // ---- profile (cookie session) ----
 
+/**
+ * Signs this browser out of Nyckel (POST /api/accounts/sessions/sign-out): its Nyckel session,
+ * its OP sessions and the applications signed in through them. Then go to /login.
+ */
+export async function signOutThisBrowser(): Promise<void> {
+  await request('POST', '/api/accounts/sessions/sign-out', { body: {} });
+}
+
 /** Removes one of the person's credentials. 403 reauthentication_required: sign in again first. */
 export async function deleteCredential(id: string): Promise<void> {
   await request('DELETE', `/oauth2/userinfo/credentials/${encodeURIComponent(id)}`);
