@@ -14,9 +14,13 @@ export function createUserinfoRouter(ctx: Context): Router {
   const router = Router();
   router.get('/oauth2/userinfo', async (req, res) => {
     const session = await getPortalSession(ctx, req);
-    if (!session) throw errors.unauthorized();
-    const account = await findAccountById(ctx.db, session.account_id);
-    if (!account) throw errors.unauthorized();
+    const account = session ? await findAccountById(ctx.db, session.account_id) : undefined;
+    if (!account) {
+      // Also what a relying party sees that forgot its access token: RFC 6750 section 3's
+      // challenge (no error code, since no token was sent), beside the portal's error body.
+      res.set('WWW-Authenticate', `Bearer realm="${ctx.config.issuer}"`);
+      throw errors.unauthorized();
+    }
     const credentials = await listCredentials(ctx.db, account.id);
     res.json({
       id: account.id,

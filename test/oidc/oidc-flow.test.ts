@@ -477,6 +477,15 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(url.searchParams.get('code')).toBeTruthy();
   });
 
+  it("answers a userinfo call without a token or session with RFC 6750's challenge", async () => {
+    const bare = await fetch(`${server.issuer}/userinfo`);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe(`Bearer realm="${server.issuer}"`);
+    const wrong = await fetch(`${server.issuer}/userinfo`, { headers: { authorization: 'Bearer not-a-token' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+  });
+
   it('no other site may frame the pages oidc-provider renders, and they load nothing', async () => {
     const browser = new BrowserLike(server.base);
     await codeFrom(browser, await authorizationRequest(await discover('rp-one')));
