@@ -8,14 +8,13 @@ import {
 } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
 import { isUnavailable } from '../http/error-handler.ts';
+import { acrOf } from './acr.ts';
 import { portalSessionReason } from './portal-session-check.ts';
 import { tokenTtl } from './provider.ts';
 import { getPortalSession, linkOidcSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-/** amr values that count as a second factor: the acr of such a sign-in is LoA 2. */
-const multiFactor = new Set(['mfa', 'hwk']);
 
 /**
  * The bridge between oidc-provider's interactions and Nyckel's own login. The provider sends the
@@ -133,7 +132,7 @@ async function finish(provider: Provider, req: Request, res: Response, details: 
         login: {
           accountId: session!.account_id,
           amr,
-          acr: amr.some((m) => multiFactor.has(m)) ? 'urn:nyckel:loa:2' : 'urn:nyckel:loa:1',
+          acr: acrOf(amr),
           ts: session!.auth_time,
           // The provider session's cookie lasts as the portal session's does: a sign-in without
           // "remember me" ends with the browser.

@@ -54,6 +54,11 @@ export function recordSigningIn(ctx: CheckContext) {
     if (!session?.accountId || isImpersonationSession(session)) return;
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
     const portal = id ? await getPortalSessionById(ctx, id) : null;
-    if (portal?.account_id === session.accountId) await ctx.store.set(signedInBy(session.uid), portal.id, portalSessionTtlSeconds);
+    if (portal?.account_id === session.accountId) await linkSigningIn(ctx, session.uid, portal.id);
   };
+}
+
+/** Records that the portal session `portalId` signed the provider session `uid` in. */
+export async function linkSigningIn(ctx: CheckContext, uid: string, portalId: string): Promise<void> {
+  await ctx.store.set(signedInBy(uid), portalId, portalSessionTtlSeconds);
 }

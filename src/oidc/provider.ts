@@ -11,6 +11,7 @@ import { loadSigningKeys } from './keys.ts';
 import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
+import { loadExistingGrant, signInSilentRequests } from './silent-sign-in.ts';
 import { settleTokenRequests } from './token-batch.ts';
 
 export type NyckelProvider = Provider;
@@ -111,6 +112,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       resourceIndicators: { enabled: false },
       pushedAuthorizationRequests: { enabled: true },
     },
+    loadExistingGrant,
     interactions: {
       policy,
       url: (_ctx: KoaContextWithOIDC, interaction) => `/auth/interaction/${interaction.uid}`,
@@ -151,6 +153,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
+  signInSilentRequests(ctx, provider);
   provider.use(settleTokenRequests(provider, ctx.store));
   provider.use(recordSigningIn(ctx));
   // Unknown paths and methods under /oauth2 answer in the OAuth error shape, not Koa's plain text.

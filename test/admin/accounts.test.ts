@@ -69,8 +69,8 @@ describe('account search and list', () => {
     expect(found.available_credentials).toHaveLength(2);
     expect(found.available_credentials).toEqual(
       expect.arrayContaining([
-        { id: expect.any(String), type: 'password', provider: null },
-        { id: expect.any(String), type: 'oidc', provider: 'accounts.google.com' },
+        { id: expect.any(String), type: 'password', provider: null, created_at: expect.any(String), name: null },
+        { id: expect.any(String), type: 'oidc', provider: 'accounts.google.com', created_at: expect.any(String), name: null },
       ]),
     );
     // Access to a deactivated tenant is listed but not active.

@@ -251,6 +251,48 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(url.searchParams.get('error')).toBe('login_required');
   });
 
+  it('answers prompt=none with a code for a browser signed in at /login without an application (the tenant picker)', async () => {
+    const [one, two] = [await discover('rp-one'), await discover('rp-two')];
+    const browser = new BrowserLike(server.base);
+    const before = Math.floor(Date.now() / 1000);
+    await signInThroughPortal(browser, new URL('/login', server.base));
+    expect(browser.cookies.get('nyckel_op_session') ?? '').toBe('');
+
+    // The first application, then another with more scopes: neither was ever granted anything.
+    const silent = await authorizationRequest(one, { prompt: 'none', scope: 'openid email' });
+    const tokens = await exchange(one, await codeFrom(browser, silent), silent);
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ email: 'rp-user@example.com', amr: ['pwd'], acr: 'urn:nyckel:loa:1' });
+    expect(claims.auth_time).toBeGreaterThanOrEqual(before);
+    const more = await authorizationRequest(two, { prompt: 'none', scope: 'openid email profile' });
+    const { claims: claimsTwo } = await exchange(two, await codeFrom(browser, more), more);
+    expect(claimsTwo()).toMatchObject({ sub: claims.sub, name: 'Rita Relying', auth_time: claims.auth_time });
+
+    // The provider session is the Nyckel session's: once that ends, silence gets login_required.
+    expect((await browser.json('/api/accounts/sessions/sign-out', {})).status).toBe(200);
+    const after = await authorizationRequest(one, { prompt: 'none', scope: 'openid' });
+    const { url } = await browser.follow(after.url.toString());
+    expect(url.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('keeps max_age and id_token_hint for a silent request from a browser signed in at /login', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    await signInThroughPortal(browser, new URL('/login', server.base));
+    // oidc-provider checks max_age on the real clock, in whole seconds.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const tooOld = await authorizationRequest(config, { prompt: 'none', scope: 'openid', max_age: '1' });
+    expect((await browser.follow(tooOld.url.toString())).url.searchParams.get('error')).toBe('login_required');
+
+    const other = new BrowserLike(server.base);
+    const otherAuthorization = await authorizationRequest(config, { scope: 'openid' });
+    const { id_token: hint } = await exchange(config, await codeFrom(other, otherAuthorization), otherAuthorization);
+    const otherSignIn = new BrowserLike(server.base);
+    await signInThroughPortal(otherSignIn, new URL('/login', server.base), { email: 'rp-other@example.com' });
+    const named = await authorizationRequest(config, { prompt: 'none', scope: 'openid', id_token_hint: hint! });
+    expect((await otherSignIn.follow(named.url.toString())).url.searchParams.get('error')).toBe('login_required');
+  });
+
   it('forces a new sign-in for prompt=login and moves auth_time forward', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
