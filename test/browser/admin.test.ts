@@ -223,9 +223,105 @@ describe('accounts', () => {
     await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
     await page.keyboard.press('Enter');
     const row = page.locator('.account-row', { hasText: email });
-    await row.getByRole('button', { name: t.en('admin.account.reset_password'), exact: true }).click();
+    const reset = row.getByRole('button', { name: t.en('admin.account.reset_password'), exact: true });
+    await reset.click();
     await page.getByText(t.en('success.reset_email_sent'), { exact: true }).waitFor();
+    // The button was disabled while sending, which dropped the focus: it is back on the button.
+    await expect.poll(() => reset.evaluate((button) => button === document.activeElement)).toBe(true);
     await h.mail.waitFor(email, (mail) => mail.text.includes('/login/set-password/'));
+  });
+});
+
+describe('deleting one of two credentials of a kind', () => {
+  it('names each by when it was added (a passkey by its name too), shows the deletion busy, and moves the focus to the next chip, then to the row', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const name = `Tove ${unique('Twophones')}`;
+    const email = `${unique('twophones')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name });
+    const seal = (secret: string) => h.server.ctx.secretBox.seal(secret);
+    const [oldPhone] = (await h.server.ctx.db('credentials')
+      .insert({ account_id: accountId, type: 'totp', secret: seal('JBSWY3DPEHPK3PXP'), created_at: new Date('2025-03-01T14:05:00Z') })
+      .returning('id')) as { id: string }[];
+    await h.server.ctx.db('credentials').insert({ account_id: accountId, type: 'totp', secret: seal('KRSXG5CTMVRXEZLU'), created_at: new Date('2025-09-12T08:30:00Z') });
+    await h.server.ctx.db('credentials').insert({
+      account_id: accountId,
+      type: 'webauthn',
+      subject: unique('passkey-id'),
+      public_key: Buffer.from([1, 2, 3]),
+      data: JSON.stringify({ name: 'Work laptop' }),
+      created_at: new Date('2025-10-01T07:00:00Z'),
+    });
+    const totp = (time: string) => t.en('admin.credential.added', { credential: t.en('admin.credential.totp'), time });
+    const oldName = totp('2025-03-01 14:05 UTC');
+    const newName = totp('2025-09-12 08:30 UTC');
+    const passkeyName = t.en('admin.credential.added', {
+      credential: t.en('admin.credential.named', { kind: t.en('admin.credential.webauthn'), name: 'Work laptop' }),
+      time: '2025-10-01 07:00 UTC',
+    });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    const deleteButton = (credential: string) => row.getByRole('button', { name: t.en('admin.credential.delete_named', { credential }), exact: true });
+    const focused = (locator: ReturnType<typeof deleteButton>) => locator.evaluate((element) => element === document.activeElement);
+    // Three different names: the operator can tell the lost phone's app from the other one.
+    await deleteButton(oldName).waitFor();
+    await deleteButton(newName).waitFor();
+    await deleteButton(passkeyName).waitFor();
+    await h.shot('admin-credentials-dated');
+
+    // The DELETE is held until the test lets it through.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let deletes = 0;
+    await page.route(`**/api/accounts/${accountId}/credentials/*`, async (route) => {
+      deletes += 1;
+      await held;
+      await route.continue();
+    });
+
+    await deleteButton(oldName).click();
+    const confirm = page.getByRole('dialog', { name: t.en('admin.credential.delete_title') });
+    await confirm.getByText(t.en('admin.credential.delete_confirm', { credential: oldName, email }), { exact: true }).waitFor();
+    await confirm.getByRole('button', { name: t.en('admin.credential.delete'), exact: true }).click();
+    await confirm.waitFor({ state: 'hidden' });
+
+    // While the call runs the chip is busy and its button disabled: no second deletion can start.
+    const busy = deleteButton(oldName);
+    await expect.poll(() => busy.getAttribute('aria-busy')).toBe('true');
+    expect(await busy.isDisabled()).toBe(true);
+    expect(await row.locator('li.chip.credential[aria-busy="true"]').count()).toBe(1);
+    await h.shot('admin-credential-deleting');
+    await busy.click({ force: true }).catch(() => undefined);
+    expect(await confirm.isVisible()).toBe(false);
+    expect(deletes).toBe(1);
+
+    release();
+    await page.getByText(t.en('success.credential_deleted'), { exact: true }).waitFor();
+    await busy.waitFor({ state: 'detached' });
+    const remaining = (await h.server.ctx.db('credentials').where({ account_id: accountId }).select('id')) as { id: string }[];
+    expect(remaining.map((credential) => credential.id)).not.toContain(oldPhone?.id);
+    expect(remaining).toHaveLength(2);
+    // The focus went to the next chip's delete button, not to the page.
+    await expect.poll(() => focused(deleteButton(newName))).toBe(true);
+    await page.unroute(`**/api/accounts/${accountId}/credentials/*`);
+
+    // The next deletion from the keyboard: Tab to Delete, Enter; then the passkey, the last one.
+    await page.keyboard.press('Enter');
+    await confirm.getByText(t.en('admin.credential.delete_confirm', { credential: newName, email }), { exact: true }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await deleteButton(newName).waitFor({ state: 'detached' });
+    await expect.poll(() => focused(deleteButton(passkeyName))).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await deleteButton(passkeyName).waitFor({ state: 'detached' });
+    // No credential is left to delete: the focus is on the row's name.
+    await expect.poll(() => row.locator('.row-title').evaluate((title) => title === document.activeElement)).toBe(true);
+    expect(await h.server.ctx.db('credentials').where({ account_id: accountId })).toHaveLength(0);
   });
 });
 
@@ -466,5 +562,97 @@ describe('invoice and notifications', () => {
     await page.getByText(t.en('success.notification_sent'), { exact: true }).waitFor();
     const stored = (await h.server.ctx.db('notifications').where({ message: 'Planned maintenance tonight' }).first()) as { tenants: string[]; popup: boolean };
     expect(stored).toMatchObject({ tenants: [tenantId], popup: true });
+  });
+});
+
+describe('signing out of this browser', () => {
+  it('the top bar signs the operator out: busy while the call runs, then /login, and the console asks to sign in again', async () => {
+    const { page } = h;
+    const { accountId } = await signInAsOperator(page);
+    await page.goto('/admin/accounts');
+    await heading(page, 'admin.accounts').waitFor();
+    const signOut = page.getByRole('banner').getByRole('button', { name: t.en('admin.sign_out'), exact: true });
+
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/accounts/sessions/sign-out', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await signOut.click();
+    await expect.poll(() => signOut.getAttribute('aria-busy')).toBe('true');
+    expect(await signOut.isDisabled()).toBe(true);
+    release();
+
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect(await listPortalSessions(h.server.ctx, accountId)).toHaveLength(0);
+    await page.goto('/admin/accounts');
+    await page.waitForURL((url) => url.pathname === '/admin' && url.searchParams.get('from') === '/admin/accounts');
+    await heading(page, 'admin.signin_required').waitFor();
+  });
+
+  it('says so when the sign-out fails, and stays on the page signed in', async () => {
+    const { page } = h;
+    const { accountId } = await signInAsOperator(page);
+    await page.goto('/admin/accounts');
+    await heading(page, 'admin.accounts').waitFor();
+    await page.route('**/api/accounts/sessions/sign-out', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[]}' }));
+    const signOut = page.getByRole('banner').getByRole('button', { name: t.en('admin.sign_out'), exact: true });
+    await signOut.click();
+    await page.getByRole('alert').getByText(t.en('admin.sign_out_failed'), { exact: true }).waitFor();
+    expect(await signOut.isDisabled()).toBe(false);
+    expect(new URL(page.url()).pathname).toBe('/admin/accounts');
+    expect(await listPortalSessions(h.server.ctx, accountId)).toHaveLength(1);
+  });
+
+  it('is there in Swedish too', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    await page.goto('/admin/accounts');
+    await page.getByRole('button', { name: t.en('language.sv'), exact: true }).click();
+    await page.getByRole('banner').getByRole('button', { name: t.sv('admin.sign_out'), exact: true }).waitFor();
+  });
+});
+
+describe('on a 375 px phone', () => {
+  const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
+
+  it('the accounts page and a tenant with a wide users table do not scroll sideways; the top bar wraps and the menu leaves room for the page', async () => {
+    const { page } = h;
+    await page.setViewportSize({ width: 375, height: 667 });
+    await signInAsOperator(page);
+    const prefix = unique('Narrow');
+    const tenantId = await createTenant(h.server.ctx.db, prefix.toLowerCase(), { name: `${prefix} Recruiting` });
+    const email = `${unique('a.very.long.address.for.a.narrow.screen')}@recruiting.example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: `Nora ${prefix} Narrowson`, password: PASSWORD });
+    await grantAccess(h.server.ctx.db, accountId, tenantId);
+    for (const type of ['totp', 'totp'] as const) await h.server.ctx.db('credentials').insert({ account_id: accountId, type, secret: h.server.ctx.secretBox.seal('JBSWY3DPEHPK3PXP') });
+
+    await page.goto('/admin/accounts');
+    await heading(page, 'admin.accounts').waitFor();
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    await page.locator('.account-row', { hasText: email }).waitFor();
+    expect(await pageWidth(page)).toBeLessThanOrEqual(375);
+    // The language switcher and Sign out fit on the screen; the menu is a strip, not the first screen.
+    for (const name of [t.en('language.en'), t.en('admin.sign_out')]) {
+      const box = await page.getByRole('banner').getByRole('button', { name, exact: true }).boundingBox();
+      expect(box && box.x + box.width, name).toBeLessThanOrEqual(375);
+    }
+    const sidebar = await page.locator('#admin-sidebar').boundingBox();
+    expect(sidebar?.height).toBeLessThan(667 / 3);
+    await h.shot('admin-375-accounts');
+
+    await page.goto(`/admin/tenants?q=${prefix.toLowerCase()}`);
+    await page.getByRole('button', { name: `${prefix} Recruiting`, exact: true }).click();
+    const cell = page.getByRole('cell', { name: email, exact: true });
+    await cell.waitFor();
+    expect(await pageWidth(page)).toBeLessThanOrEqual(375);
+    // A table wider than the screen scrolls inside its own wrapper.
+    const wrapper = page.locator('.table-scroll', { has: cell });
+    const { scroll, client } = await wrapper.evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
+    expect(client).toBeLessThanOrEqual(375);
+    expect(scroll).toBeGreaterThan(client);
+    await h.shot('admin-375-tenant-details');
   });
 });

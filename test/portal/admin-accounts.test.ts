@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import en from '../../portal/src/i18n/en.json' with { type: 'json' };
+import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import {
   accountKinds,
   canDeleteCredential,
   credentialLabel,
+  credentialNote,
+  credentialText,
   filterResetLinks,
+  focusAfterDelete,
   initialsOf,
   lockEnd,
+  type ConsoleCredential,
 } from '../../portal/src/admin/accounts/account-view.ts';
 import { lastLogin } from '../../portal/src/admin/accounts/last-login.ts';
+import { translate } from './translate.ts';
+
+/** The catalogue's text with {{name}} placeholders filled, as i18next does. */
+const textIn =
+  (catalogue: unknown) =>
+  (key: string, values: Record<string, string> = {}): string =>
+    translate(catalogue, key).replace(/\{\{(\w+)\}\}/g, (_m, name: string) => values[name] ?? `{{${name}}}`);
 
 describe('last login in the spec words (section 9)', () => {
   // Local noon, so no daylight-saving change moves a day across midnight.
@@ -115,5 +128,58 @@ describe('active reset links', () => {
   it('filter by email, case-insensitively', () => {
     expect(filterResetLinks(links, ' X.SE ').map((l) => l.email)).toEqual(['bo@x.se', 'carl@x.se']);
     expect(filterResetLinks(links, 'nobody')).toEqual([]);
+  });
+});
+
+describe('credential names tell two of one kind apart (chip, delete button and confirmation)', () => {
+  const totp = (id: string, createdAt: string | null): ConsoleCredential => ({ id, type: 'totp', provider: null, created_at: createdAt });
+
+  it.each([
+    ['an authenticator app with when it was added, in UTC', totp('a', '2025-03-01T14:05:59.000+01:00'), 'Authenticator app (added 2025-03-01 13:05 UTC)'],
+    ['a named passkey', { id: 'p', type: 'webauthn', provider: null, name: ' Work laptop ', created_at: '2026-01-02T03:04:00Z' }, 'Passkey "Work laptop" (added 2026-01-02 03:04 UTC)'],
+    ['a passkey without a name', { id: 'p', type: 'webauthn', provider: null, name: null, created_at: '2026-01-02T03:04:00Z' }, 'Passkey (added 2026-01-02 03:04 UTC)'],
+    ['another upstream by its host', { id: 'o', type: 'oidc', provider: 'sso.example.com', created_at: '2026-01-02T03:04:00Z' }, 'sso.example.com (added 2026-01-02 03:04 UTC)'],
+    ['a name on another kind is not shown', { id: 't', type: 'totp', provider: null, name: 'x', created_at: null }, 'Authenticator app'],
+    ['an answer without the time (or an unreadable one) names the kind only', totp('b', 'soon'), 'Authenticator app'],
+  ] as const)('%s', (_name, credential, text) => {
+    expect(credentialText(credential, textIn(en))).toBe(text);
+  });
+
+  it('in Swedish', () => {
+    expect(credentialText(totp('a', '2025-03-01T14:05:00Z'), textIn(sv))).toBe('Autentiseringsapp (tillagd 2025-03-01 14:05 UTC)');
+  });
+
+  it('two authenticator apps added at different times get different names', () => {
+    const names = [totp('a', '2025-03-01T14:05:00Z'), totp('b', '2025-09-12T08:30:00Z')].map((credential) => credentialText(credential, textIn(en)));
+    expect(new Set(names).size).toBe(2);
+  });
+
+  it('the chip shows the time (or the passkey name) only beside another credential of its kind', () => {
+    const first = totp('a', '2025-03-01T14:05:00Z');
+    const second = totp('b', '2025-09-12T08:30:00Z');
+    const key: ConsoleCredential = { id: 'k', type: 'webauthn', provider: null, name: 'Phone', created_at: '2025-01-01T00:00:00Z' };
+    const otherKey: ConsoleCredential = { id: 'l', type: 'webauthn', provider: null, name: null, created_at: '2025-02-01T00:00:00Z' };
+    const password: ConsoleCredential = { id: 'pw', type: 'password', provider: null, created_at: '2024-01-01T00:00:00Z' };
+    const all = [password, first, second, key, otherKey];
+    expect(all.map((credential) => credentialNote(credential, all))).toEqual([
+      null,
+      '2025-03-01 14:05 UTC',
+      '2025-09-12 08:30 UTC',
+      'Phone',
+      '2025-02-01 00:00 UTC',
+    ]);
+    expect(credentialNote(first, [password, first, key])).toBeNull();
+  });
+});
+
+describe('where the focus goes when a deleted credential takes its button with it', () => {
+  it.each([
+    ['the next one', ['a', 'b', 'c'], 'b', 'c'],
+    ['the one before when it was the last', ['a', 'b', 'c'], 'c', 'b'],
+    ['the row title when it was the only one', ['a'], 'a', null],
+    ['the first when it was no longer listed', ['a', 'b'], 'x', 'a'],
+    ['the row title when none is left', [], 'x', null],
+  ] as const)('%s', (_name, deletable, deleted, target) => {
+    expect(focusAfterDelete(deletable, deleted)).toBe(target);
   });
 });

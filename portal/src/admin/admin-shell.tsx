@@ -10,6 +10,7 @@ import { ImpersonationProvider } from './impersonation/impersonation.tsx';
 import { InvoicePage } from './invoice/invoice-page.tsx';
 import { NotificationsPage } from './notifications/notifications-page.tsx';
 import { OperatorProvider } from './operator.tsx';
+import { SignOutButton } from './sign-out-button.tsx';
 import { NewTenantPage } from './tenants/new-tenant-page.tsx';
 import { TenantsPage } from './tenants/tenants-page.tsx';
 import { ToastProvider } from './toast.tsx';
@@ -49,52 +50,56 @@ export function AdminShell() {
   const [dark, setDark] = useDarkMode();
 
   return (
-    <div className={collapsed ? 'admin collapsed' : 'admin'}>
-      <aside className="admin-sidebar" id="admin-sidebar">
-        <div className="admin-sidebar-head">
-          <span className="brand-mark" aria-hidden="true">
-            N
-          </span>
-          <span className="admin-title">{t('admin.title')}</span>
-        </div>
-        <nav aria-label={t('admin.nav_label')}>
-          <ul>
-            {NAV_ITEMS.map((item) => {
-              const active = item.matches(path);
-              return (
-                <li key={item.href}>
-                  <Link href={item.href} className={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
-                    <span className="nav-icon" aria-hidden="true">
-                      {item.icon}
-                    </span>
-                    <span className="nav-text">{t(item.key)}</span>
-                  </Link>
-                </li>
-              );
-            })}
-          </ul>
-        </nav>
-        <label className="checkbox dark-toggle">
-          <input type="checkbox" checked={dark} onChange={(event) => setDark(event.target.checked)} />
-          <span className="nav-text">{t('admin.dark_mode')}</span>
-        </label>
-      </aside>
-      <div className="admin-main">
-        <header className="admin-topbar">
-          <button
-            type="button"
-            className="btn btn-secondary sidebar-toggle"
-            aria-controls="admin-sidebar"
-            aria-expanded={!collapsed}
-            onClick={() => setCollapsed(!collapsed)}
-          >
-            {collapsed ? t('admin.expand') : t('admin.collapse')}
-          </button>
-          <LanguageSwitcher />
-        </header>
-        <main className="admin-content">
-          <OperatorProvider enabled={from === null}>
-            <ToastProvider>
+    // Around the whole frame: the top bar's sign-out reports its failure as the pages do.
+    <ToastProvider>
+      <div className={collapsed ? 'admin collapsed' : 'admin'}>
+        <aside className="admin-sidebar" id="admin-sidebar">
+          <div className="admin-sidebar-head">
+            <span className="brand-mark" aria-hidden="true">
+              N
+            </span>
+            <span className="admin-title">{t('admin.title')}</span>
+          </div>
+          <nav aria-label={t('admin.nav_label')}>
+            <ul>
+              {NAV_ITEMS.map((item) => {
+                const active = item.matches(path);
+                return (
+                  <li key={item.href}>
+                    <Link href={item.href} className={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
+                      <span className="nav-icon" aria-hidden="true">
+                        {item.icon}
+                      </span>
+                      <span className="nav-text">{t(item.key)}</span>
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </nav>
+          <label className="checkbox dark-toggle">
+            <input type="checkbox" checked={dark} onChange={(event) => setDark(event.target.checked)} />
+            <span className="nav-text">{t('admin.dark_mode')}</span>
+          </label>
+        </aside>
+        <div className="admin-main">
+          <header className="admin-topbar">
+            <button
+              type="button"
+              className="btn btn-secondary sidebar-toggle"
+              aria-controls="admin-sidebar"
+              aria-expanded={!collapsed}
+              onClick={() => setCollapsed(!collapsed)}
+            >
+              {collapsed ? t('admin.expand') : t('admin.collapse')}
+            </button>
+            <div className="admin-topbar-end">
+              <LanguageSwitcher />
+              <SignOutButton />
+            </div>
+          </header>
+          <main className="admin-content">
+            <OperatorProvider enabled={from === null}>
               {from !== null ? (
                 <SignInRequired from={from} secondFactor={asksSecondFactor(query)} />
               ) : (
@@ -102,11 +107,11 @@ export function AdminShell() {
                   <AdminRoutes />
                 </ImpersonationProvider>
               )}
-            </ToastProvider>
-          </OperatorProvider>
-        </main>
+            </OperatorProvider>
+          </main>
+        </div>
       </div>
-    </div>
+    </ToastProvider>
   );
 }
 

@@ -80,14 +80,27 @@ export async function listAccountRows(db: Queryable, limit: number): Promise<Acc
     .select(...accountColumns)) as AccountRow[];
 }
 
-/** Credentials of many accounts in one query, grouped by account; never a secret. */
-export async function credentialsByAccount(db: Queryable, accountIds: readonly string[]): Promise<Map<string, CredentialSummary[]>> {
-  const grouped = new Map<string, CredentialSummary[]>();
+/**
+ * A credential as the console lists it: the login API's summary, plus what tells two of one kind
+ * apart (an operator helping someone who lost one of two phones must know which one they delete):
+ * when it was added, and a passkey's own name. Never a secret, subject or key.
+ */
+export interface ConsoleCredentialSummary extends CredentialSummary {
+  created_at: Date;
+  /** The name a passkey was given when it was added (data.name); null for other kinds. */
+  name: string | null;
+}
+
+/** Credentials of many accounts in one query, grouped by account, oldest first; never a secret. */
+export async function credentialsByAccount(db: Queryable, accountIds: readonly string[]): Promise<Map<string, ConsoleCredentialSummary[]>> {
+  const grouped = new Map<string, ConsoleCredentialSummary[]>();
   if (accountIds.length === 0) return grouped;
   const rows = (await db('credentials')
     .whereIn('account_id', accountIds)
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', 'account_id', 'type', 'provider')) as (CredentialSummary & { account_id: string })[];
+    .select('id', 'account_id', 'type', 'provider', 'created_at', db.raw("case when type = 'webauthn' then data->>'name' end as name"))) as (ConsoleCredentialSummary & {
+    account_id: string;
+  })[];
   for (const { account_id, ...credential } of rows) {
     const list = grouped.get(account_id) ?? [];
     list.push(credential);

@@ -1,18 +1,18 @@
 import { lockInForce } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
-import type { CredentialSummary } from '../../credentials/credentials.repository.ts';
 import {
   credentialsByAccount,
   listAccountRows,
   searchAccountRows,
   tenantAccessByAccount,
   type AccountRow,
+  type ConsoleCredentialSummary,
   type TenantAccessSummary,
 } from './account-listing.repository.ts';
 
 /** The Account entity of the spec as the console shows it. */
 export interface AccountListing extends AccountRow {
-  available_credentials: CredentialSummary[];
+  available_credentials: ConsoleCredentialSummary[];
   tenant_access: TenantAccessSummary[];
 }
 

@@ -1,30 +1,18 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { deleteAccountCredential, sendAccountPasswordReset, signAccountOutEverywhere, unlockAccount, type AdminAccount } from '../../api/admin.ts';
-import { isApiError } from '../../api/client.ts';
-import type { AvailableCredential } from '../../api/types.ts';
+import { sendAccountPasswordReset, signAccountOutEverywhere, unlockAccount, type AdminAccount } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { useConfirm } from '../confirm-modal.tsx';
 import { failureText } from '../failure-text.ts';
+import { useFocusBack } from '../focus-back.ts';
 import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { Modal } from '../modal.tsx';
-import { useCanChange } from '../operator.tsx';
 import { useToast } from '../toast.tsx';
 import { formatUtc } from '../utc-time.ts';
-import { accountKinds, canDeleteCredential, CREDENTIAL_KEYS, credentialLabel, initialsOf, KIND_KEYS, lockEnd, type CredentialLabel } from './account-view.ts';
+import { accountKinds, initialsOf, KIND_KEYS, lockEnd } from './account-view.ts';
+import { CredentialChips } from './credential-chips.tsx';
 import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
-
-/** Short marks inside the credential icons; the full name is the accessible one. */
-const CREDENTIAL_MARKS: Record<CredentialLabel, string> = {
-  password: '***',
-  google: 'G',
-  microsoft: 'M',
-  oidc: 'ID',
-  webauthn: 'PK',
-  totp: '2FA',
-  other: '?',
-};
 
 interface AccountRowProps {
   account: AdminAccount;
@@ -37,29 +25,19 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const toast = useToast();
   const handleAdminError = useAdminErrorHandler();
   const [confirmModal, ask] = useConfirm();
-  const canChange = useCanChange();
   const impersonate = useImpersonate();
   const [sending, setSending] = useState(false);
   const [unlocking, setUnlocking] = useState(false);
   const [signingOut, setSigningOut] = useState(false);
+  const title = useRef<HTMLSpanElement>(null);
   const resetButton = useRef<HTMLButtonElement>(null);
   const signOutButton = useRef<HTMLButtonElement>(null);
-  const wasSigningOut = useRef(false);
-  // The modal gives the focus back to the button, which the call then disables, dropping it: once
-  // the call ends the focus returns to the button, unless the operator has moved it meanwhile.
-  useEffect(() => {
-    if (wasSigningOut.current && !signingOut && (document.activeElement === null || document.activeElement === document.body)) {
-      signOutButton.current?.focus();
-    }
-    wasSigningOut.current = signingOut;
-  }, [signingOut]);
+  // Both calls disable their button, which drops the focus; it comes back when they end.
+  useFocusBack(sending, resetButton);
+  useFocusBack(signingOut, signOutButton);
   const now = new Date();
   const login = lastLogin(account.last_login_at, now);
   const lockedUntil = lockEnd(account, now);
-  const credentialName = (credential: AvailableCredential) => {
-    const label = credentialLabel(credential);
-    return label === 'oidc' && credential.provider ? credential.provider : t(CREDENTIAL_KEYS[label]);
-  };
 
   const sendReset = async () => {
     setSending(true);
@@ -116,31 +94,15 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
       },
     });
 
-  const askDelete = (credential: AvailableCredential) =>
-    ask({
-      title: t('admin.credential.delete_title'),
-      content: t('admin.credential.delete_confirm', { credential: credentialName(credential), email: account.email }),
-      warning: true,
-      confirmLabel: t('admin.credential.delete'),
-      onConfirm: async () => {
-        try {
-          await deleteAccountCredential(account.id, credential.id);
-          onChange({ ...account, available_credentials: account.available_credentials.filter((item) => item.id !== credential.id) });
-          toast('success', t('success.credential_deleted'));
-        } catch (error) {
-          if (handleAdminError(error, 'action')) return;
-          if (isApiError(error) && error.type === 'credential/second-factor-required') toast('error', t('admin.credential.operator_second_factor'));
-          else toast('error', failureText(t('errors.failed_to_delete_credential'), error, t));
-        }
-      },
-    });
-
   return (
     <li className="admin-row account-row">
       <Avatar account={account} />
       <div className="account-main">
         <div className="account-title">
-          <span className="row-title">{account.name || account.email}</span>
+          {/* Focusable from code only: where the focus goes when the row's last deletable credential goes. */}
+          <span ref={title} className="row-title" tabIndex={-1}>
+            {account.name || account.email}
+          </span>
           {accountKinds(account).map((kind) => (
             <span key={kind} className={`badge kind-${kind}`}>
               {t(KIND_KEYS[kind])}
@@ -170,34 +132,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           <div>
             <dt>{t('admin.account.credentials')}</dt>
             <dd>
-              {account.available_credentials.length === 0 ? (
-                t('admin.account.no_credentials')
-              ) : (
-                <ul className="chips">
-                  {account.available_credentials.map((credential) => {
-                    const name = credentialName(credential);
-                    return (
-                      <li key={credential.id} className="chip credential" title={name}>
-                        <span aria-hidden="true" className="chip-mark">
-                          {CREDENTIAL_MARKS[credentialLabel(credential)]}
-                        </span>
-                        <span className="visually-hidden">{name}</span>
-                        {canChange && canDeleteCredential(account, credential) && (
-                          <button
-                            type="button"
-                            className="icon-button chip-delete"
-                            aria-label={t('admin.credential.delete_named', { credential: name })}
-                            title={t('admin.credential.delete_named', { credential: name })}
-                            onClick={() => askDelete(credential)}
-                          >
-                            ×
-                          </button>
-                        )}
-                      </li>
-                    );
-                  })}
-                </ul>
-              )}
+              <CredentialChips account={account} onChange={onChange} fallbackFocus={title} />
             </dd>
           </div>
           <div>

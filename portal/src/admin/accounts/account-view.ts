@@ -1,9 +1,18 @@
 import type { AdminAccount } from '../../api/admin.ts';
 import type { AvailableCredential } from '../../api/types.ts';
+import { formatUtc } from '../utc-time.ts';
 
 export type AccountKind = 'user' | 'stakeholder' | 'unknown';
 
 export type CredentialLabel = 'password' | 'google' | 'microsoft' | 'oidc' | 'webauthn' | 'totp' | 'other';
+
+/** A credential as the console's account listing answers it (openapi.yaml, Account). */
+export interface ConsoleCredential extends AvailableCredential {
+  /** When it was added (ISO time). */
+  created_at?: string | null;
+  /** The name a passkey was given when it was added; null for other kinds. */
+  name?: string | null;
+}
 
 /** The badges of an account: User and/or Stakeholder, or Unknown when it is neither. */
 export function accountKinds(account: Pick<AdminAccount, 'is_user' | 'is_stakeholder'>): AccountKind[] {
@@ -59,6 +68,48 @@ export function credentialLabel(credential: Pick<AvailableCredential, 'type' | '
   }
   const plain: readonly CredentialLabel[] = ['password', 'webauthn', 'totp'];
   return plain.find((label) => label === credential.type) ?? 'other';
+}
+
+/** The i18next `t` as credentialText uses it. */
+interface CredentialText {
+  (key: string): string;
+  (key: string, values: Record<string, string>): string;
+}
+
+/**
+ * A credential's full name, for its chip's accessible name and its delete confirmation: the kind
+ * (for other upstreams, the provider), a passkey's own name, and when it was added, in UTC as the
+ * console shows times. Two authenticator apps of one account differ by the time they were added, so
+ * an operator helping someone who lost one phone can tell which one they delete.
+ */
+export function credentialText(credential: ConsoleCredential, t: CredentialText): string {
+  const label = credentialLabel(credential);
+  const kind = label === 'oidc' && credential.provider ? credential.provider : t(CREDENTIAL_KEYS[label]);
+  const own = credential.type === 'webauthn' ? (credential.name ?? '').trim() : '';
+  const named = own ? t('admin.credential.named', { kind, name: own }) : kind;
+  const added = formatUtc(credential.created_at);
+  return added ? t('admin.credential.added', { credential: named, time: added }) : named;
+}
+
+/**
+ * What a credential chip shows beside its mark when the account has another credential of the same
+ * kind (two authenticator apps look alike otherwise): the passkey's own name, else when it was added.
+ */
+export function credentialNote(credential: ConsoleCredential, all: readonly ConsoleCredential[]): string | null {
+  const label = credentialLabel(credential);
+  if (all.filter((other) => credentialLabel(other) === label).length < 2) return null;
+  const own = credential.type === 'webauthn' ? (credential.name ?? '').trim() : '';
+  return own || formatUtc(credential.created_at);
+}
+
+/**
+ * Where the focus goes once a credential's delete button goes with it: the next one that can be
+ * deleted, else the one before, else null (the row's title).
+ */
+export function focusAfterDelete(deletable: readonly string[], deleted: string): string | null {
+  const index = deletable.indexOf(deleted);
+  if (index === -1) return deletable[0] ?? null;
+  return deletable[index + 1] ?? deletable[index - 1] ?? null;
 }
 
 /** Up to two initials for an account without a picture. */
