@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
@@ -108,6 +108,9 @@ async function expectTenantSelection(target: Page, tenantName: string) {
 const passkeyButton = (target: Page) => target.getByRole('button', { name: t.en('passkey.sign_in'), exact: true });
 const passkeysRegion = (target: Page) => target.getByRole('region', { name: t.en('passkey.profile.title'), exact: true });
 
+/** Whether the element is the page's document.activeElement (where a keyboard user goes on from). */
+const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
+
 describe('passkeys in the browser', () => {
   it('adds a passkey on the profile, signs in with it alone, and removes it', async () => {
     const { email, accountId, tenantName } = await personWithTenant('pia');
@@ -161,6 +164,43 @@ describe('passkeys in the browser', () => {
     await passkeysRegion(page).getByText(t.en('passkey.profile.removed'), { exact: true }).waitFor();
     await passkeysRegion(page).getByText(t.en('passkey.profile.empty'), { exact: true }).waitFor();
     expect(await ctx.db('credentials').where({ account_id: accountId, type: 'webauthn' })).toEqual([]);
+  });
+
+  it('keeps keyboard focus: on the message after adding, on Remove after Escape or Keep in the confirmation', async () => {
+    const { email, tenantName } = await personWithTenant('kim');
+    await addVirtualAuthenticator(page);
+    await startSignIn(page, email);
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    await expectTenantSelection(page, tenantName);
+
+    await page.goto('/profile');
+    const region = passkeysRegion(page);
+    await region.getByText(t.en('passkey.profile.empty'), { exact: true }).waitFor();
+    await region.getByRole('button', { name: t.en('passkey.profile.add'), exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const added = region.getByRole('status').filter({ hasText: t.en('passkey.profile.added') });
+    await added.waitFor();
+    await expect.poll(() => isFocused(added)).toBe(true);
+    await region.getByRole('listitem').waitFor();
+
+    // Only one Remove at a time: the item's own, or the confirmation's in its place.
+    const remove = region.getByRole('button', { name: new RegExp(`^${t.en('passkey.profile.remove')}`) });
+    const confirm = region.getByRole('group');
+    await remove.focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    await expect.poll(() => isFocused(remove)).toBe(true);
+
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: t.en('passkey.profile.keep'), exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'detached' });
+    await expect.poll(() => isFocused(remove)).toBe(true);
+    expect(await region.getByRole('listitem').count()).toBe(1);
   });
 
   it('tells an operator signed in with the password to use the passkey, focuses it, and returns to the profile', async () => {

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
@@ -49,6 +49,17 @@ async function otherSession(email: string): Promise<BrowserLike> {
 
 const heading = (page: Page, text: string) => page.getByRole('heading', { level: 1, name: text, exact: true });
 
+/** Whether the element is the page's document.activeElement (where a keyboard user goes on from). */
+const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
+
+/** Signed in with the password and on /profile, the person's email on the page. */
+async function onProfile(page: Page, email: string) {
+  await signIn(page, email);
+  await page.waitForURL((url) => url.pathname !== '/login');
+  await page.goto('/profile');
+  await page.getByText(email, { exact: true }).first().waitFor();
+}
+
 describe('account profile in the browser', () => {
   it('switches the language to Swedish at once, and keeps it on the account after a reload', async () => {
     const { id, email } = await personWithTenant();
@@ -86,7 +97,7 @@ describe('account profile in the browser', () => {
 
     const sessions = page.getByRole('list', { name: t.en('profile.sessions.title'), exact: true });
     await expect.poll(() => sessions.getByRole('listitem').count()).toBe(2);
-    await sessions.getByText(t.en('profile.sessions.current')).waitFor();
+    await sessions.getByText(t.en('profile.sessions.current'), { exact: true }).waitFor();
     await sessions
       .getByRole('button', { name: `${t.en('profile.sessions.sign_out')} ${t.en('profile.sessions.unknown_device')}`, exact: true })
       .click();
@@ -119,5 +130,106 @@ describe('account profile in the browser', () => {
     await page.getByRole('button', { name: t.en('profile.password.confirm'), exact: true }).click();
     await page.getByRole('status').filter({ hasText: t.en('success.credential_deleted') }).waitFor();
     await expect.poll(() => passwordSwitch.isChecked()).toBe(false);
+  });
+});
+
+describe('signing this browser out from the profile', () => {
+  const signOutButton = (page: Page) => page.getByRole('button', { name: t.en('profile.sign_out.button'), exact: true });
+
+  it('shows a loading Sign out in the header, ends the session, goes to /login, and /profile then asks to sign in', async () => {
+    const { email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+
+    // Held until the button's loading state has been seen.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/accounts/sessions/sign-out', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await signOutButton(page).click();
+    await expect.poll(() => signOutButton(page).getAttribute('aria-busy')).toBe('true');
+    expect(await signOutButton(page).isDisabled()).toBe(true);
+    release();
+
+    await page.waitForURL((url) => url.pathname === '/login');
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).waitFor();
+    // The session itself ended on the server, not only on this page.
+    expect((await page.request.get('/oauth2/userinfo')).status()).toBe(401);
+
+    await page.goto('/profile');
+    await page.waitForURL((url) => url.pathname === '/login');
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).waitFor();
+    expect(await page.getByText(email).count()).toBe(0);
+    expect(await heading(page, t.en('profile.title')).count()).toBe(0);
+  });
+
+  it('signs out from the "This browser" row of the active sessions', async () => {
+    const { email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+
+    const sessions = page.getByRole('list', { name: t.en('profile.sessions.title'), exact: true });
+    await sessions
+      .getByRole('listitem')
+      .filter({ hasText: t.en('profile.sessions.current') })
+      .getByRole('button', { name: t.en('profile.sessions.sign_out_here'), exact: true })
+      .click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect((await page.request.get('/oauth2/userinfo')).status()).toBe(401);
+  });
+
+  it('stays on the page with the error and focus back on Sign out when signing out fails', async () => {
+    const { email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+    await page.route('**/api/accounts/sessions/sign-out', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) }),
+    );
+
+    await signOutButton(page).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: t.en('profile.sign_out.failed') }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/profile');
+    await expect.poll(() => isFocused(signOutButton(page))).toBe(true);
+    expect((await page.request.get('/oauth2/userinfo')).status()).toBe(200);
+  });
+});
+
+describe('keyboard focus on the profile', () => {
+  it('keeps focus on the language select while the choice saves', async () => {
+    const { email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+
+    await page.getByRole('combobox', { name: t.en('profile.language'), exact: true }).focus();
+    await page.getByRole('combobox', { name: t.en('profile.language'), exact: true }).selectOption('sv');
+    await page.getByRole('status').filter({ hasText: t.sv('profile.language_saved') }).waitFor();
+    await expect.poll(() => isFocused(page.getByRole('combobox', { name: t.sv('profile.language'), exact: true }))).toBe(true);
+  });
+
+  it('focuses the current password after a wrong one, and the confirmation after the change', async () => {
+    const { email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+
+    const current = page.getByLabel(t.en('profile.change_password.current'), { exact: true });
+    await current.fill('Not-The-Password-1!');
+    await page.getByLabel(t.en('password.new'), { exact: true }).fill('Brand-New-Horse-43!');
+    await page.getByLabel(t.en('password.repeat'), { exact: true }).fill('Brand-New-Horse-43!');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: t.en('profile.change_password.current_invalid') }).waitFor();
+    await expect.poll(() => isFocused(current)).toBe(true);
+    // The focused field is described by the error, so a screen reader reads it with the field.
+    const description = await current.evaluate((input) => document.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent);
+    expect(description).toBe(t.en('profile.change_password.current_invalid'));
+    expect(await current.getAttribute('aria-invalid')).toBe('true');
+
+    await current.fill(PASSWORD);
+    await page.keyboard.press('Enter');
+    const changed = page.getByRole('status').filter({ hasText: t.en('profile.change_password.changed') });
+    await changed.waitFor();
+    await expect.poll(() => isFocused(changed)).toBe(true);
   });
 });

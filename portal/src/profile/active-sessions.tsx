@@ -7,6 +7,7 @@ import { deviceName } from './device-name.ts';
 import { accountSessions, signOutApplication, signOutOtherSessions, signOutSession, type ApplicationListing, type SessionListing } from './profile-api.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';
+import { signOutAndLeave } from './sign-out.ts';
 import { useLoad } from './use-load.ts';
 
 type Outcome = 'session' | 'others' | 'application' | 'failed' | null;
@@ -14,7 +15,8 @@ type Outcome = 'session' | 'others' | 'application' | 'failed' | null;
 /**
  * The person's Nyckel sessions (this browser first) and the applications holding tokens, each
  * with Sign out, and Sign out everywhere else. Signing a session out also signs out the
- * applications it opened (their refresh tokens stop working).
+ * applications it opened (their refresh tokens stop working). Signing this browser out ends on
+ * /login.
  */
 export function ActiveSessions() {
   const { t } = useTranslation();
@@ -40,6 +42,19 @@ export function ActiveSessions() {
     } finally {
       setPending(null);
       sessions.reload();
+    }
+  };
+
+  const signOutHere = async () => {
+    setPending('here');
+    setOutcome(null);
+    try {
+      // Stays pending while the browser leaves for /login.
+      await signOutAndLeave();
+    } catch {
+      setPending(null);
+      setOutcome('failed');
+      headingRef.current?.focus();
     }
   };
 
@@ -70,9 +85,9 @@ export function ActiveSessions() {
               <SessionItem
                 key={session.id}
                 session={session}
-                pending={pending === session.id}
+                pending={pending === (session.current ? 'here' : session.id)}
                 disabled={pending !== null}
-                onSignOut={() => void run(session.id, () => signOutSession(session.id), 'session')}
+                onSignOut={() => void (session.current ? signOutHere() : run(session.id, () => signOutSession(session.id), 'session'))}
               />
             ))}
           </ul>
@@ -134,12 +149,16 @@ function SessionItem({ session, pending, disabled, onSignOut }: ItemProps & { se
         </span>
         {when && <span className="muted">{t('profile.sessions.signed_in', { when: t(RELATIVE_TIME_KEYS[when.unit], { count: when.count }) })}</span>}
       </div>
-      {!session.current && (
-        <Button type="button" variant="secondary" loading={pending} disabled={disabled} onClick={onSignOut}>
-          {t('profile.sessions.sign_out')}
-          <span className="visually-hidden"> {name}</span>
-        </Button>
-      )}
+      <Button type="button" variant="secondary" loading={pending} disabled={disabled} onClick={onSignOut}>
+        {session.current ? (
+          t('profile.sessions.sign_out_here')
+        ) : (
+          <>
+            {t('profile.sessions.sign_out')}
+            <span className="visually-hidden"> {name}</span>
+          </>
+        )}
+      </Button>
     </li>
   );
 }

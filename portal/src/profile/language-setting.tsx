@@ -10,7 +10,9 @@ type Outcome = 'saved' | 'failed' | null;
 
 /**
  * The language select: the portal switches at once, then the choice is saved on the account
- * (`locale`); when saving fails the previous language comes back with the spec's message.
+ * (`locale`); when saving fails the previous language comes back with the spec's message. While
+ * saving it is aria-disabled (a change is ignored), not disabled: a disabled select loses focus
+ * and a keyboard user would start again from the top of the page.
  */
 export function LanguageSetting({ onSaved }: { onSaved: (locale: Locale) => void }) {
   const { t, i18n } = useTranslation();
@@ -44,9 +46,11 @@ export function LanguageSetting({ onSaved }: { onSaved: (locale: Locale) => void
         id={`${id}-language`}
         className="select"
         value={currentLanguage()}
-        disabled={pending}
+        aria-disabled={pending || undefined}
         aria-busy={pending || undefined}
-        onChange={(event) => void change(event.target.value as Locale)}
+        onChange={(event) => {
+          if (!pending) void change(event.target.value as Locale);
+        }}
       >
         {SUPPORTED_LANGUAGES.map((language) => (
           <option key={language} value={language} lang={language}>

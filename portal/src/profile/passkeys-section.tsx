@@ -1,8 +1,8 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { addPasskey, listPasskeys, passkeyProblem, passkeysSupported, PASSKEY_PROBLEM_KEYS, removePasskey, type Passkey } from '../api/passkeys.ts';
-import { ErrorAlert, Notice } from '../components/alert.tsx';
+import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { deviceName } from './device-name.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
@@ -18,10 +18,16 @@ const REFUSALS: Record<string, string> = {
 
 type Message = { kind: 'notice' | 'error'; key: string } | null;
 
+/** A request to focus a passkey's Remove button: a new object each time, so a repeat moves focus again. */
+type FocusRemove = { id: string } | null;
+
 /**
  * /profile's "Passkeys": the account's passkeys (name, added, last used), "Add a passkey" (the
  * browser's prompt; needs a sign-in within 5 minutes, else the re-authentication round trip) and
  * Remove with a confirmation. Without WebAuthn in this browser the list stays, adding does not.
+ * Focus never falls back to the page: after adding it goes to the message (Add was disabled
+ * meanwhile), after Keep, Escape or a failed removal back to that passkey's Remove, after a
+ * removal to the heading.
  */
 export function PasskeysSection({ email, onChanged }: { email: string; onChanged: () => void }) {
   const { t } = useTranslation();
@@ -32,6 +38,14 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
   const [confirming, setConfirming] = useState<string | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const addRef = useRef<HTMLButtonElement>(null);
+  const noticeRef = useRef<HTMLDivElement>(null);
+  // After adding, once Add is enabled again: the message on success, else Add itself.
+  const [focusAfterAdd, setFocusAfterAdd] = useState<{ target: 'notice' | 'add' } | null>(null);
+  const [focusRemove, setFocusRemove] = useState<FocusRemove>(null);
+  useEffect(() => {
+    if (focusAfterAdd) (focusAfterAdd.target === 'notice' ? noticeRef : addRef).current?.focus();
+  }, [focusAfterAdd]);
   const supported = passkeysSupported();
   const { state } = passkeys;
 
@@ -59,10 +73,12 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
     try {
       await addPasskey(newPasskeyName());
       setMessage({ kind: 'notice', key: 'passkey.profile.added' });
+      setFocusAfterAdd({ target: 'notice' });
       passkeys.reload();
       onChanged();
     } catch (error) {
       fail(error);
+      setFocusAfterAdd({ target: 'add' });
     } finally {
       setBusy(null);
     }
@@ -80,10 +96,16 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
       headingRef.current?.focus();
     } catch (error) {
       fail(error);
+      setFocusRemove({ id: passkey.id });
     } finally {
       setBusy(null);
       setConfirming(null);
     }
+  };
+
+  const keep = (passkey: Passkey) => {
+    setConfirming(null);
+    setFocusRemove({ id: passkey.id });
   };
 
   return (
@@ -116,15 +138,16 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
               pending={busy === passkey.id}
               disabled={busy !== null || reauth.required}
               onRemove={() => setConfirming(passkey.id)}
+              focusRequest={focusRemove?.id === passkey.id ? focusRemove : null}
               onConfirm={() => void remove(passkey)}
-              onCancel={() => setConfirming(null)}
+              onCancel={() => keep(passkey)}
             />
           ))}
         </ul>
       )}
       {supported ? (
         <div className="profile-actions">
-          <Button type="button" loading={busy === 'adding'} disabled={busy !== null || reauth.required} onClick={() => void add()}>
+          <Button ref={addRef} type="button" loading={busy === 'adding'} disabled={busy !== null || reauth.required} onClick={() => void add()}>
             {t('passkey.profile.add')}
           </Button>
         </div>
@@ -132,7 +155,12 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
         <p className="muted">{t('passkey.profile.unsupported')}</p>
       )}
       {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
-      {message?.kind === 'notice' && <Notice message={t(message.key)} />}
+      {message?.kind === 'notice' && (
+        // A Notice that can take focus.
+        <div ref={noticeRef} className="alert alert-info" role="status" tabIndex={-1}>
+          {t(message.key)}
+        </div>
+      )}
       {message?.kind === 'error' && <ErrorAlert message={t(message.key)} />}
     </section>
   );
@@ -143,13 +171,19 @@ interface PasskeyItemProps {
   confirming: boolean;
   pending: boolean;
   disabled: boolean;
+  /** Set (a new object) when focus should go to this passkey's Remove, once it is back in place of the confirmation. */
+  focusRequest: FocusRemove;
   onRemove: () => void;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
-function PasskeyItem({ passkey, confirming, pending, disabled, onRemove, onConfirm, onCancel }: PasskeyItemProps) {
+function PasskeyItem({ passkey, confirming, pending, disabled, focusRequest, onRemove, onConfirm, onCancel }: PasskeyItemProps) {
   const { t, i18n } = useTranslation();
+  const removeRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focusRequest) removeRef.current?.focus();
+  }, [focusRequest]);
   const used = relativeTime(passkey.last_used_at, new Date());
   const added = new Date(passkey.created_at).toLocaleDateString(i18n.language, { year: 'numeric', month: 'short', day: 'numeric' });
   return (
@@ -182,7 +216,7 @@ function PasskeyItem({ passkey, confirming, pending, disabled, onRemove, onConfi
           </Button>
         </div>
       ) : (
-        <Button type="button" variant="secondary" disabled={disabled} onClick={onRemove}>
+        <Button ref={removeRef} type="button" variant="secondary" disabled={disabled} onClick={onRemove}>
           {t('passkey.profile.remove')}
           <span className="visually-hidden"> {passkey.name}</span>
         </Button>

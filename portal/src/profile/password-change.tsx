@@ -1,7 +1,7 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { ErrorAlert, Notice } from '../components/alert.tsx';
+import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { isCreatePasswordValid } from '../login/password-rules.ts';
@@ -19,10 +19,15 @@ const problemKeys: Record<Problem, string> = {
   failed: 'profile.change_password.failed',
 };
 
+/** Where focus goes once an answer arrives (the form was disabled meanwhile, so it was lost). */
+type FocusTarget = 'current' | 'submit' | 'done';
+
 /**
  * Password change for an account that has one: the current password (the proof: no recent
  * sign-in needed) and a new one under the create-password rules; other sessions are signed out
- * unless the person unticks it. Submit stays disabled until the new password is valid.
+ * unless the person unticks it. Submit stays disabled until the new password is valid. After a
+ * wrong current password focus goes to that field, after a change to the confirmation, after
+ * other failures back to Submit.
  */
 export function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const { t } = useTranslation();
@@ -35,6 +40,15 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const [pending, setPending] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [done, setDone] = useState<{ signedOut: number } | null>(null);
+  // A new object each time, so the same target twice in a row moves focus again.
+  const [focus, setFocus] = useState<{ target: FocusTarget } | null>(null);
+  const currentRef = useRef<HTMLInputElement>(null);
+  const submitRef = useRef<HTMLButtonElement>(null);
+  const doneRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const targets = { current: currentRef, submit: submitRef, done: doneRef };
+    if (focus) targets[focus.target].current?.focus();
+  }, [focus]);
   const valid = current !== '' && isCreatePasswordValid(password, repeat);
 
   const submit = async (event: FormEvent) => {
@@ -49,18 +63,21 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
       setCurrent('');
       setPassword('');
       setRepeat('');
+      setFocus({ target: 'done' });
       onChanged();
     } catch (error) {
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
-      if (failure.kind === 'network') return setProblem('network');
       const byType: Record<string, Problem> = {
         'password/current-invalid': 'current',
         weak_password: 'weak',
         account_locked: 'locked',
         too_many_requests: 'too-many',
       };
-      setProblem((failure.kind === 'rejected' && failure.type && byType[failure.type]) || 'failed');
+      const found: Problem =
+        failure.kind === 'network' ? 'network' : (failure.kind === 'rejected' && failure.type && byType[failure.type]) || 'failed';
+      setProblem(found);
+      setFocus({ target: found === 'current' ? 'current' : 'submit' });
     } finally {
       setPending(false);
     }
@@ -76,8 +93,10 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
             id={`${id}-current`}
             type="password"
             autoComplete="current-password"
+            ref={currentRef}
             disabled={pending}
             aria-invalid={problem === 'current' || undefined}
+            aria-describedby={problem === 'current' ? `${id}-problem` : undefined}
             value={current}
             onChange={(event) => setCurrent(event.target.value)}
           />
@@ -87,15 +106,14 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
           <input type="checkbox" checked={signOutOthers} disabled={pending} onChange={(event) => setSignOutOthers(event.target.checked)} />
           {t('profile.change_password.sign_out_others')}
         </label>
-        <ErrorAlert message={problem ? t(problemKeys[problem]) : null} />
+        <ErrorAlert id={`${id}-problem`} message={problem ? t(problemKeys[problem]) : null} />
         {done && (
-          <Notice
-            message={
-              done.signedOut > 0 ? t('profile.change_password.changed_signed_out', { count: done.signedOut }) : t('profile.change_password.changed')
-            }
-          />
+          // A Notice that can take focus: the fields were cleared and Submit is disabled again.
+          <div ref={doneRef} className="alert alert-info" role="status" tabIndex={-1}>
+            {done.signedOut > 0 ? t('profile.change_password.changed_signed_out', { count: done.signedOut }) : t('profile.change_password.changed')}
+          </div>
         )}
-        <Button loading={pending} disabled={!valid}>
+        <Button ref={submitRef} loading={pending} disabled={!valid}>
           {t('profile.change_password.submit')}
         </Button>
       </form>
