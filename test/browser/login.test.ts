@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { newTotpSecret } from '../../src/credentials/totp/totp.ts';
 import { assertNotLocked, lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
+import { wrongCode } from '../totp/helpers.ts';
 import { useBrowserHarness } from './harness.ts';
 import { t, type Language } from './texts.ts';
 
@@ -24,7 +26,7 @@ async function personWithTenant(name: string, password?: string) {
   const tenantName = `${name[0]!.toUpperCase()}${name.slice(1)} Recruiting ${counter}`;
   const tenantId = await createTenant(h.server.ctx.db, slug, { name: tenantName });
   await grantAccess(h.server.ctx.db, accountId, tenantId);
-  return { email, tenant: { name: tenantName, slug } };
+  return { email, accountId, tenant: { name: tenantName, slug } };
 }
 
 async function openLogin(page: Page, language: Language = 'en', query = '') {
@@ -72,8 +74,43 @@ async function alertText(page: Page): Promise<string> {
 function codeFrom(mail: { subject: string; text: string }): string {
   const code = /\b(\d{6})\b/.exec(mail.text)?.[1];
   expect(code, `a six-digit code in the mail "${mail.subject}"`).toBeDefined();
-  expect(mail.subject).toContain(code);
   return code!;
+}
+
+/** What has focus: its accessible-ish name (label, aria-label or text) and tag. */
+async function focused(page: Page) {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element) return { tag: '', name: '' };
+    const labels = (element as HTMLInputElement).labels;
+    const name = labels?.[0]?.textContent ?? element.getAttribute('aria-label') ?? element.textContent ?? '';
+    return { tag: element.tagName.toLowerCase(), name: name.trim() };
+  });
+}
+
+/** Waits (a focus move runs in an effect, just after the render) until `name` has focus. */
+async function expectFocusOn(page: Page, tag: string, name: string) {
+  await expect.poll(() => focused(page), { message: `focus on <${tag}> "${name}"` }).toEqual({ tag, name });
+}
+
+/** Requests a reset link for `email` on /login/reset-password and returns the link from the mail. */
+async function requestResetLink(page: Page, email: string): Promise<string> {
+  await page.goto('/login/reset-password');
+  await page.getByLabel(t.en('login.start.email'), { exact: true }).fill(email);
+  await page.getByRole('button', { name: t.en('reset.submit'), exact: true }).click();
+  await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+  const mail = await h.mail.waitFor(email, (message) => message.text.includes('/login/set-password/'));
+  return /https?:\/\/\S+\/login\/set-password\/[^\s"<>]+/.exec(mail.text)![0];
+}
+
+/** On Start again (focused after a restart error), Enter returns to the email step, email kept. */
+async function startAgain(page: Page, email: string) {
+  await expectFocusOn(page, 'button', t.en('login.start_again'));
+  await page.keyboard.press('Enter');
+  await page.getByText(t.en('login.start.intro'), { exact: true }).waitFor();
+  const emailField = page.getByLabel(t.en('login.start.email'), { exact: true });
+  expect(await emailField.inputValue()).toBe(email);
+  await expectFocusOn(page, 'input', t.en('login.start.email'));
 }
 
 describe('password sign-in', () => {
@@ -151,6 +188,89 @@ describe('email code sign-in', () => {
 
     await skipToTenants(page, email, tenant);
   });
+
+  it('after five wrong codes only Start again is offered, and starting again sends a new code', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('hanna');
+    const code = await reachCodeStep(page, email);
+    const wrong = code === '000000' ? '111111' : '000000';
+
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      await digitBox(page, 1).fill(wrong);
+      // Refused: the boxes come back empty with focus in the first, under "Invalid code".
+      await expect.poll(() => digitBox(page, 1).evaluate((box: HTMLInputElement) => box === document.activeElement && box.value === '')).toBe(true);
+      expect(await alertText(page)).toBe(t.en('errors.invalid_code'));
+    }
+    await digitBox(page, 1).fill(wrong);
+
+    // The server sends no new code in this session: no code boxes, no "Send a new code".
+    await page.getByRole('alert').filter({ hasText: t.en('errors.otp_retries_start_again') }).waitFor();
+    expect(await alertText(page)).toBe(t.en('errors.otp_retries_start_again'));
+    expect(await page.getByRole('button', { name: t.en('login.otp.resend'), exact: true }).count()).toBe(0);
+    expect(await digitBox(page, 1).count()).toBe(0);
+    await h.shot('otp-retries-exceeded');
+
+    await startAgain(page, email);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: t.en('login.otp.title'), exact: true }).waitFor();
+    const fresh = codeFrom(await h.mail.waitFor(email, (mail) => /\b\d{6}\b/.test(mail.text)));
+    await digitBox(page, 1).fill(fresh);
+    await skipToTenants(page, email, tenant);
+  });
+});
+
+describe('authenticator code sign-in', () => {
+  /** A password account with an authenticator; signs in with the password up to the code step. */
+  async function reachMfaStep(page: Page, name: string) {
+    const person = await personWithTenant(name, PASSWORD);
+    const secret = newTotpSecret();
+    await h.server.ctx.db('credentials').insert({ account_id: person.accountId, type: 'totp', secret: h.server.ctx.secretBox.seal(secret) });
+    await openLogin(page);
+    await enterEmail(page, person.email);
+    await enterPassword(page, PASSWORD);
+    await page.getByRole('heading', { name: t.en('login.mfa.title'), exact: true }).waitFor();
+    return { ...person, wrong: await wrongCode(h.server.ctx, secret) };
+  }
+
+  const codeField = (page: Page) => page.getByLabel(t.en('login.mfa.code'), { exact: true });
+
+  /** Types a code where focus is and presses Enter; waits until it is refused (field emptied). */
+  async function typeRefusedCode(page: Page, code: string) {
+    await page.keyboard.type(code);
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => codeField(page).evaluate((field: HTMLInputElement) => field === document.activeElement && !field.disabled && field.value === ''))
+      .toBe(true);
+  }
+
+  it('a wrong code is cleared and focus stays in the field, so the next one can be typed at once', async () => {
+    const { page } = h;
+    const { wrong } = await reachMfaStep(page, 'ida');
+
+    await typeRefusedCode(page, wrong);
+    expect(await alertText(page)).toBe(t.en('errors.invalid_code'));
+    await expectFocusOn(page, 'input', t.en('login.mfa.code'));
+
+    await page.keyboard.type('123');
+    expect(await codeField(page).inputValue()).toBe('123');
+  });
+
+  it('the fifth wrong code ends the sign-in: the form gives way to Start again', async () => {
+    const { page } = h;
+    const { email, wrong } = await reachMfaStep(page, 'jonas');
+
+    for (let attempt = 1; attempt <= 4; attempt += 1) await typeRefusedCode(page, wrong);
+    await page.keyboard.type(wrong);
+    await page.keyboard.press('Enter');
+
+    await page.getByRole('alert').filter({ hasText: t.en('errors.mfa_retries_exceeded') }).waitFor();
+    expect(await alertText(page)).toBe(t.en('errors.mfa_retries_exceeded'));
+    expect(await codeField(page).count()).toBe(0);
+    expect(await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).count()).toBe(0);
+    await h.shot('mfa-retries-exceeded');
+
+    await startAgain(page, email);
+  });
 });
 
 describe('password reset', () => {
@@ -200,7 +320,8 @@ describe('password reset', () => {
 
     await openLogin(page);
     await enterEmail(page, email);
-    expect(await alertText(page)).toBe(t.en('errors.account_locked'));
+    // The lock's Retry-After (30 days) is put into words.
+    expect(await alertText(page)).toBe(t.en('errors.account_locked_days_other', { count: 30 }));
     await page.getByRole('link', { name: t.en('login.locked_reset'), exact: true }).click();
     await page.getByRole('heading', { name: t.en('reset.title'), exact: true }).waitFor();
     // The reset page starts with the address that was locked.
@@ -230,12 +351,52 @@ describe('password reset', () => {
     const strangerPage = await stranger.newPage();
     await openLogin(strangerPage);
     await enterEmail(strangerPage, email);
-    expect(await alertText(strangerPage)).toBe(t.en('errors.account_locked'));
+    // The first lock lasts 15 minutes, and the message says so.
+    expect(await alertText(strangerPage)).toBe(t.en('errors.account_locked_minutes_other', { count: 15 }));
     await stranger.close();
 
     // The owner's browser, signed out, signs in again: its nyckel_known cookie is its own count.
     await h.context.clearCookies({ name: 'nyckel_session' });
     await signInToTenants(page, email, PASSWORD, tenant);
+  });
+
+  it('after sending, focus moves to the confirmation, and Tab goes on to Back to sign in', async () => {
+    const { page } = h;
+    await page.goto('/login/reset-password');
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).fill(uniqueEmail('focus'));
+    await page.keyboard.press('Enter');
+
+    await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+    await expectFocusOn(page, 'h2', t.en('reset.sent_title'));
+    await page.keyboard.press('Tab');
+    await expectFocusOn(page, 'a', t.en('app.back_to_login'));
+  });
+
+  it('a used link offers a new link (focused) and the way back to sign-in, in the page language', async () => {
+    const { page } = h;
+    const { email } = await personWithTenant('kajsa', PASSWORD);
+    const link = await requestResetLink(page, email);
+    await page.goto(link);
+    await page.getByLabel(t.en('password.new'), { exact: true }).fill('Used-Link-Pass-9?');
+    await page.getByLabel(t.en('password.repeat'), { exact: true }).fill('Used-Link-Pass-9?');
+    await page.getByRole('button', { name: t.en('set_password.submit'), exact: true }).click();
+    await page.getByRole('heading', { name: t.en('success.new_password_set'), exact: true }).waitFor();
+
+    // The same link again, in Swedish.
+    await page.goto(`${link}?lang=sv`);
+    expect(await alertText(page)).toBe(t.sv('errors.invalid_or_expired_token'));
+    await page.getByText(t.sv('set_password.invalid_help'), { exact: true }).waitFor();
+    await expectFocusOn(page, 'a', t.sv('set_password.new_link'));
+    await page.keyboard.press('Tab');
+    await expectFocusOn(page, 'a', t.sv('app.back_to_login'));
+    expect(await page.getByRole('link', { name: t.sv('app.back_to_login'), exact: true }).getAttribute('href')).toBe('/login?lang=sv');
+    await h.shot('set-password-used-link-sv');
+
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/login/reset-password');
+    await page.getByRole('heading', { name: t.sv('reset.title'), exact: true }).waitFor();
+    await page.getByLabel(t.sv('login.start.email'), { exact: true }).waitFor();
   });
 
   it('an address without an account gets the same confirmation', async () => {
@@ -283,17 +444,6 @@ describe('Swedish', () => {
 });
 
 describe('keyboard only', () => {
-  /** What has focus: its accessible-ish name (label, aria-label or text) and tag. */
-  async function focused(page: Page) {
-    return page.evaluate(() => {
-      const element = document.activeElement as HTMLElement | null;
-      if (!element) return { tag: '', name: '' };
-      const labels = (element as HTMLInputElement).labels;
-      const name = labels?.[0]?.textContent ?? element.getAttribute('aria-label') ?? element.textContent ?? '';
-      return { tag: element.tagName.toLowerCase(), name: name.trim() };
-    });
-  }
-
   /** Presses Tab until the element named `name` has focus (fails after `max` presses). */
   async function tabTo(page: Page, tag: string, name: string, max = 12) {
     for (let i = 0; i < max; i += 1) {

@@ -1,3 +1,4 @@
+import i18next from 'i18next';
 import { describe, expect, it } from 'vitest';
 import {
   describeLoginError,
@@ -6,7 +7,9 @@ import {
   loginErrorFromType,
   resetRequestErrorKey,
 } from '../../portal/src/login/error-messages.ts';
+import { LOCK_WAIT_KEYS } from '../../portal/src/login/lock-wait.ts';
 import en from '../../portal/src/i18n/en.json' with { type: 'json' };
+import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import { translate } from './translate.ts';
 
 const error = (type: string, status = 400, msg = '') => ({ status, detail: [{ type, msg }] });
@@ -20,8 +23,11 @@ describe('login error messages (spec section 8)', () => {
     ['account_locked', 'Account temporarily locked after too many failed attempts', 'soft'],
     ['otp/invalid', 'Invalid code. Please try again.', 'soft'],
     ['otp/session/invalid', 'One-time password expired or invalid', 'hard'],
-    ['otp/retries-exceeded', 'Too many invalid retries, use the link again', 'hard'],
+    // No new code is sent in this session, and the code mail has no link: only starting again helps.
+    ['otp/retries-exceeded', 'Too many wrong codes. Start again to get a new code.', 'restart'],
     ['mfa/invalid', 'Invalid code. Please try again.', 'soft'],
+    // The server has ended the login session: the code form must give way to Start again.
+    ['mfa/retries-exceeded', 'Too many wrong codes, please sign in again', 'restart'],
     ['too_many_requests', 'Too many attempts. Please wait a moment and try again.', 'soft'],
     ['something_new', 'Failed to authenticate', 'soft'],
   ])('%s → "%s" (%s)', (type, text, kind) => {
@@ -67,6 +73,39 @@ describe('login error messages (spec section 8)', () => {
 
   it('every mapped key exists in the English catalogue', () => {
     for (const { key } of Object.values(LOGIN_ERROR_TYPES)) expect(translate(en, key), key).not.toBe(key);
+  });
+
+  describe('a lock says how long it lasts (Retry-After, in seconds)', () => {
+    // i18next itself, so the plural forms are looked up as in the portal.
+    const i18n = i18next.createInstance();
+    void i18n.init({ lng: 'en', initAsync: false, resources: { en: { translation: en }, sv: { translation: sv } } });
+    const locked = (retryAfterSeconds?: number) => ({ status: 423, detail: [{ type: 'account_locked', msg: '' }], retryAfterSeconds });
+    const described = (failure: unknown, language: 'en' | 'sv') => describeLoginError(loginErrorFrom(failure), i18n.getFixedT(language));
+
+    it.each([
+      [15 * 60, 'Try again in about 15 minutes.', 'Försök igen om ungefär 15 minuter.'],
+      [40, 'Try again in about a minute.', 'Försök igen om ungefär en minut.'],
+      [3600, 'Try again in about an hour.', 'Försök igen om ungefär en timme.'],
+      [4 * 3600, 'Try again in about 4 hours.', 'Försök igen om ungefär 4 timmar.'],
+      [24 * 3600, 'Try again in about a day.', 'Försök igen om ungefär en dag.'],
+      [30 * 86_400, 'Try again in about 30 days.', 'Försök igen om ungefär 30 dagar.'],
+    ])('%i s → "… %s"', (seconds, english, swedish) => {
+      expect(described(locked(seconds), 'en')).toBe(`Account temporarily locked after too many failed attempts. ${english}`);
+      expect(described(locked(seconds), 'sv')).toBe(`Kontot är tillfälligt låst efter för många misslyckade försök. ${swedish}`);
+    });
+
+    it('keeps the spec message, and the key the reset offer looks for, without a Retry-After', () => {
+      expect(described(locked(), 'en')).toBe('Account temporarily locked after too many failed attempts');
+      expect(loginErrorFrom(locked(900)).key).toBe('errors.account_locked');
+    });
+
+    it('says no wait for other errors that carry a Retry-After', () => {
+      expect(loginErrorFrom({ status: 429, detail: [{ type: 'too_many_requests', msg: '' }], retryAfterSeconds: 60 }).wait).toBeUndefined();
+    });
+
+    it.each(Object.values(LOCK_WAIT_KEYS))('%s has both plural forms in both languages', (key) => {
+      for (const catalogue of [en, sv]) for (const form of ['one', 'other']) expect(translate(catalogue, `${key}_${form}`)).not.toBe(`${key}_${form}`);
+    });
   });
 
   it.each([

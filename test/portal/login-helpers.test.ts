@@ -4,6 +4,7 @@ import { adminLoginUrl, adminSignInUrl, safeAdminReturn } from '../../portal/src
 import { doneTarget, sameOriginPath } from '../../portal/src/login/done-target.ts';
 import { asksSecondFactor } from '../../portal/src/login/second-factor.ts';
 import { hasPasswordCredential, linkableProviders, providerLinkUrl, providerSignInUrl, signInProviders, singleProvider } from '../../portal/src/login/providers.ts';
+import { lockWait } from '../../portal/src/login/lock-wait.ts';
 import { daysSinceAccess, parseAccessedTenants, recordAccess, sortTenants } from '../../portal/src/login/tenants.ts';
 
 const origin = 'https://id.example.com';
@@ -121,5 +122,30 @@ describe('admin sign-in redirect', () => {
     expect(safeAdminReturn('https://evil.example')).toBeNull();
     expect(safeAdminReturn('//evil.example')).toBeNull();
     expect(safeAdminReturn(null)).toBeNull();
+  });
+});
+
+describe('how long a lock lasts, in words (rounded up: back when told, never still locked)', () => {
+  it.each([
+    [1, 'minutes', 1],
+    [60, 'minutes', 1],
+    [61, 'minutes', 2],
+    [14 * 60 + 1, 'minutes', 15],
+    [15 * 60, 'minutes', 15],
+    [59 * 60, 'minutes', 59],
+    [59 * 60 + 1, 'hours', 1],
+    [3600, 'hours', 1],
+    [3601, 'hours', 2],
+    [16 * 3600, 'hours', 16],
+    [23 * 3600 + 1, 'days', 1],
+    [24 * 3600, 'days', 1],
+    [24 * 3600 + 1, 'days', 2],
+    [30 * 86_400, 'days', 30],
+  ])('%i s → %s: %i', (seconds, unit, count) => {
+    expect(lockWait(seconds)).toEqual({ unit, count });
+  });
+
+  it.each([undefined, 0, -5, Number.NaN, Number.POSITIVE_INFINITY])('no wait for %s', (seconds) => {
+    expect(lockWait(seconds)).toBeNull();
   });
 });

@@ -83,6 +83,19 @@ const cases: Case[] = [
     action: { type: 'failed', error: apiError('otp/session/invalid') },
     expect: { step: 'OTPRequired', error: { key: 'errors.otp_session_invalid', kind: 'hard' } },
   },
+  // No new code in this session (the server refuses a resend): restart, not hard.
+  {
+    name: 'email codes used up: restart error, same step until restarted',
+    from: at('OTPRequired', { pending: true }),
+    action: { type: 'failed', error: apiError('otp/retries-exceeded', 429) },
+    expect: { step: 'OTPRequired', pending: false, error: { key: 'errors.otp_retries_start_again', kind: 'restart' } },
+  },
+  {
+    name: 'authenticator codes used up: restart error, same step until restarted',
+    from: at('MfaRequired', { pending: true }),
+    action: { type: 'failed', error: apiError('mfa/retries-exceeded', 429) },
+    expect: { step: 'MfaRequired', pending: false, error: { key: 'errors.mfa_retries_exceeded', kind: 'restart' } },
+  },
   {
     name: 'missing login session: restart error, same step until restarted',
     from: at('MfaRequired', { pending: true }),
@@ -109,7 +122,7 @@ const cases: Case[] = [
   },
   {
     name: 'noticed without a session: notice shown, hard error cleared, step kept',
-    from: at('OTPRequired', { pending: true, error: { key: 'errors.otp_retries_exceeded', kind: 'hard' } }),
+    from: at('OTPRequired', { pending: true, error: { key: 'errors.otp_session_invalid', kind: 'hard' } }),
     action: { type: 'noticed', notice: 'login.otp.resent' },
     expect: { step: 'OTPRequired', pending: false, error: null, notice: 'login.otp.resent' },
   },

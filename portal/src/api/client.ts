@@ -17,13 +17,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly statusText: string;
   readonly detail: ErrorDetail[];
+  /** The answer's Retry-After in seconds (e.g. how long an `account_locked` lasts), when it sent one. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(status: number, statusText: string, detail: ErrorDetail[]) {
+  constructor(status: number, statusText: string, detail: ErrorDetail[], retryAfterSeconds?: number) {
     super(detail[0]?.msg || `${status} ${statusText}`);
     this.name = 'ApiError';
     this.status = status;
     this.statusText = statusText;
     this.detail = detail;
+    if (retryAfterSeconds !== undefined) this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /** The first detail type: what the portal translates. */
@@ -55,6 +58,12 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Retry-After as delay-seconds; the server never sends the HTTP-date form, so that is ignored. */
+function retryAfterSeconds(response: Response): number | undefined {
+  const value = response.headers.get('Retry-After')?.trim();
+  return value && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
 function toDetail(body: unknown): ErrorDetail[] {
@@ -90,7 +99,7 @@ export async function request<T>(method: string, path: string, options: RequestO
   }
   const text = response.status === 204 ? '' : await response.text().catch(() => '');
   const body = parseJson(text);
-  if (!response.ok) throw new ApiError(response.status, response.statusText, toDetail(body));
+  if (!response.ok) throw new ApiError(response.status, response.statusText, toDetail(body), retryAfterSeconds(response));
   return body as T;
 }
 

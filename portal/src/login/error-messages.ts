@@ -3,11 +3,13 @@
  * The server decides the next step; these only choose what to tell the person and whether the
  * current form stays usable:
  * - soft: keep the form, show the message beneath it;
- * - hard: the current code can no longer work (one-time code expired or retries used up): hide the
- *   code input, offer a new code;
- * - restart: the login session is gone or in another state: show the message, then go back to
- *   Start after RESTART_DELAY_MS.
+ * - hard: the current code can no longer work (one-time code expired): hide the code input, offer
+ *   a new code;
+ * - restart: the login session is gone, in another state, or out of tries for its codes (the
+ *   server refuses a new code then): hide the form, offer Start again, and go back to Start after
+ *   RESTART_DELAY_MS.
  */
+import { LOCK_WAIT_KEYS, lockWait } from './lock-wait.ts';
 
 export const RESTART_DELAY_MS = 3000;
 
@@ -19,12 +21,16 @@ export interface LoginError {
   kind: LoginErrorKind;
   /** The server's own text, shown (translated when known) for validation-type errors. */
   serverMessage?: string;
+  /** Shown instead of `key` when the answer said how long to wait: a plural message on `count`. */
+  wait?: { key: string; count: number };
 }
 
 interface Mapping {
   key: string;
   kind: LoginErrorKind;
   useServerMessage?: boolean;
+  /** The answer's Retry-After is how long the lock lasts (lock-wait.ts words it). */
+  saysWait?: boolean;
 }
 
 export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
@@ -32,11 +38,13 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
   login_session_expired: { key: 'errors.login_session_expired', kind: 'restart' },
   login_session_missing: { key: 'errors.login_session_expired', kind: 'restart' },
   invalid_login_session_state: { key: 'errors.invalid_login_session_state', kind: 'restart' },
-  account_locked: { key: 'errors.account_locked', kind: 'soft' },
+  account_locked: { key: 'errors.account_locked', kind: 'soft', saysWait: true },
   'otp/invalid': { key: 'errors.invalid_code', kind: 'soft' },
   'otp/session/invalid': { key: 'errors.otp_session_invalid', kind: 'hard' },
-  'otp/retries-exceeded': { key: 'errors.otp_retries_exceeded', kind: 'hard' },
+  // Not the spec's "use the link again": the code mail has no link, and only a new sign-in sends a new code.
+  'otp/retries-exceeded': { key: 'errors.otp_retries_start_again', kind: 'restart' },
   'mfa/invalid': { key: 'errors.invalid_code', kind: 'soft' },
+  'mfa/retries-exceeded': { key: 'errors.mfa_retries_exceeded', kind: 'restart' },
   too_many_requests: { key: 'errors.too_many_requests', kind: 'soft' },
   weak_password: { key: 'errors.weak_password', kind: 'soft', useServerMessage: true },
   validation_error: { key: 'errors.validation_error', kind: 'soft', useServerMessage: true },
@@ -73,6 +81,7 @@ export const KNOWN_SERVER_MESSAGES: Record<string, string> = {
 interface ErrorLike {
   status: number;
   detail: { type: string; msg: string }[];
+  retryAfterSeconds?: number;
 }
 
 function isErrorLike(error: unknown): error is ErrorLike {
@@ -93,6 +102,8 @@ export function loginErrorFrom(error: unknown): LoginError {
   if (!first || !mapping) return DEFAULT_LOGIN_ERROR;
   const result: LoginError = { key: mapping.key, kind: mapping.kind };
   if (mapping.useServerMessage && first.msg) result.serverMessage = first.msg;
+  const wait = mapping.saysWait ? lockWait(error.retryAfterSeconds) : null;
+  if (wait) result.wait = { key: LOCK_WAIT_KEYS[wait.unit], count: wait.count };
   return result;
 }
 
@@ -101,14 +112,19 @@ export function loginErrorFromType(type: string): LoginError {
   return loginErrorFrom({ status: 400, detail: [{ type, msg: '' }] });
 }
 
-type Translate = (key: string) => string;
+/** i18next's `t`, as far as used here (the plural form picks its text by `count`). */
+interface Translate {
+  (key: string): string;
+  (key: string, options: { count: number }): string;
+}
 
-/** The text to show: the server's text (translated when known) or the mapped message. */
+/** The text to show: the server's text (translated when known), else the mapped message (with its wait). */
 export function describeLoginError(error: LoginError, t: Translate): string {
   if (error.serverMessage) {
     const known = KNOWN_SERVER_MESSAGES[error.serverMessage];
     return known ? t(known) : error.serverMessage;
   }
+  if (error.wait) return t(error.wait.key, { count: error.wait.count });
   return t(error.key);
 }
 

@@ -5,6 +5,7 @@ import { resetRequest } from '../api/client.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { Button } from '../components/button.tsx';
+import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { resetRequestErrorKey } from './error-messages.ts';
 import { RESET_EMAIL_KEY } from './reset-email.ts';
 
@@ -27,6 +28,9 @@ export function ResetPasswordPage() {
   const [status, setStatus] = useState<'idle' | 'sending' | 'sent'>('idle');
   const [errorKey, setErrorKey] = useState<string | null>(null);
   const valid = EMAIL_PATTERN.test(email.trim());
+  // The form (and the focused button in it) is replaced by the confirmation: focus moves to its
+  // heading, so it is read out and Tab goes on from there rather than from the top of the page.
+  const sentRef = useAutoFocus<HTMLHeadingElement>(status === 'sent');
 
   const send = async () => {
     const address = email.trim();
@@ -48,7 +52,9 @@ export function ResetPasswordPage() {
         <h1 id="reset-title">{t('reset.title')}</h1>
         {status === 'sent' ? (
           <>
-            <h2 className="success-title">{t('reset.sent_title')}</h2>
+            <h2 className="success-title" ref={sentRef} tabIndex={-1}>
+              {t('reset.sent_title')}
+            </h2>
             <Notice message={t('reset.sent_body')} />
           </>
         ) : (

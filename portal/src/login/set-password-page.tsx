@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { checkResetToken, confirmReset, isApiError } from '../api/client.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { Button } from '../components/button.tsx';
+import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
 import { describeLoginError, loginErrorFrom } from './error-messages.ts';
@@ -63,7 +64,7 @@ export function SetPasswordPage({ token }: { token: string }) {
       <section className="step">
         <h1 id="set-password-title">{status === 'done' ? t('success.new_password_set') : t('set_password.title')}</h1>
         {status === 'checking' && <p role="status">{t('set_password.checking')}</p>}
-        {status === 'invalid' && <ErrorAlert message={t('errors.invalid_or_expired_token')} />}
+        {status === 'invalid' && <InvalidLink />}
         {(status === 'ready' || status === 'saving') && (
           <form
             className="form"
@@ -102,5 +103,29 @@ export function SetPasswordPage({ token }: { token: string }) {
         )}
       </section>
     </AuthLayout>
+  );
+}
+
+/**
+ * A used or expired link: say so and lead on, so a locked-out person need not type a URL. Focus
+ * goes to the new link (the alert is read out as it appears). The language stays, as these are
+ * in-page navigations; a `lang` in the query goes along too, for pages that read it.
+ */
+function InvalidLink() {
+  const { t } = useTranslation();
+  const lang = new URLSearchParams(useSearch()).get('lang');
+  const query = lang ? `?${new URLSearchParams({ lang })}` : '';
+  const newLinkRef = useAutoFocus<HTMLAnchorElement>();
+  return (
+    <>
+      <ErrorAlert message={t('errors.invalid_or_expired_token')} />
+      <p>{t('set_password.invalid_help')}</p>
+      <Link ref={newLinkRef} href={`/login/reset-password${query}`} className="btn btn-primary">
+        {t('set_password.new_link')}
+      </Link>
+      <Link href={`/login${query}`} className="text-link">
+        {t('app.back_to_login')}
+      </Link>
+    </>
   );
 }

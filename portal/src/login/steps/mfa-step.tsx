@@ -6,7 +6,10 @@ import { CodeField, TOTP_LENGTH } from '../../components/code-field.tsx';
 import type { LoginFlow } from '../login-flow.ts';
 import { StepFrame } from './step-frame.tsx';
 
-/** Authenticator code; remember-me only when the server allows remembering this device. */
+/**
+ * Authenticator code; remember-me only when the server allows remembering this device. A refused
+ * code is cleared (StepFrame puts focus back in the field), so the next one can be typed at once.
+ */
 export function MfaStep({ flow }: { flow: LoginFlow }) {
   const { t } = useTranslation();
   const { state } = flow;
@@ -20,7 +23,9 @@ export function MfaStep({ flow }: { flow: LoginFlow }) {
         onSubmit={(event) => {
           event.preventDefault();
           if (code.length !== TOTP_LENGTH) return;
-          void flow.submit((id) => verifyMfa({ session_id: id, totp_code: code, remember: allowRemember && remember }));
+          void flow
+            .submit((id) => verifyMfa({ session_id: id, totp_code: code, remember: allowRemember && remember }))
+            .then(() => setCode(''));
         }}
       >
         <CodeField label={t('login.mfa.code')} value={code} onChange={setCode} disabled={state.pending} />
@@ -38,7 +43,10 @@ export function MfaStep({ flow }: { flow: LoginFlow }) {
   );
 }
 
-/** Several two-factor credentials exist: the one whose code is entered is kept, others removed. */
+/**
+ * Several two-factor credentials exist: the one whose code is entered is kept, others removed. A
+ * refused code is cleared, as in MfaStep.
+ */
 export function TotpResetStep({ flow }: { flow: LoginFlow }) {
   const { t } = useTranslation();
   const { state } = flow;
@@ -50,7 +58,7 @@ export function TotpResetStep({ flow }: { flow: LoginFlow }) {
         onSubmit={(event) => {
           event.preventDefault();
           if (code.length !== TOTP_LENGTH) return;
-          void flow.submit((id) => mergeMfa({ session_id: id, totp_code: code }));
+          void flow.submit((id) => mergeMfa({ session_id: id, totp_code: code })).then(() => setCode(''));
         }}
       >
         <p>{t('login.totp_reset.instruction')}</p>

@@ -8,7 +8,9 @@ import { StepFrame } from './step-frame.tsx';
 
 /**
  * Email one-time code. A soft error (wrong code) keeps the boxes, cleared, with the error beneath;
- * a hard one (code expired, retries used up) hides them until a new code is sent.
+ * a hard one (code expired) hides them until a new code is sent. Retries used up is a restart
+ * error: the server sends no new code in this session, so StepFrame hides the boxes and the resend
+ * alike and offers Start again.
  */
 export function OtpStep({ flow }: { flow: LoginFlow }) {
   const { t } = useTranslation();

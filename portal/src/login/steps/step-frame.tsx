@@ -19,22 +19,35 @@ export function StepFrame({ flow, title, intro, cancellable = true, children }: 
   const { t } = useTranslation();
   const { state } = flow;
   const sectionRef = useRef<HTMLElement>(null);
+  const restartRef = useRef<HTMLButtonElement>(null);
+  // A restart-kind error past Start: nothing in this step can work any more (the session is gone,
+  // or no new code will be sent), so its form gives way to Start again.
+  const ended = state.error?.kind === 'restart' && state.step !== 'Start';
 
-  // After a failed attempt the inputs were disabled while it ran: put focus back on the first one.
+  // After a failed attempt the inputs were disabled while it ran: put focus back on the first one,
+  // or on Start again when the step has ended.
   useEffect(() => {
     if (!state.error || state.pending) return;
-    const first = sectionRef.current?.querySelector<HTMLInputElement>('input:not([type="hidden"]):not([hidden]):not(:disabled)');
-    first?.focus();
-  }, [state.error, state.pending]);
+    const target = ended
+      ? restartRef.current
+      : sectionRef.current?.querySelector<HTMLInputElement>('input:not([type="hidden"]):not([hidden]):not(:disabled)');
+    target?.focus();
+  }, [state.error, state.pending, ended]);
 
   return (
     <section className="step" ref={sectionRef}>
       <h1 id="step-title">{title}</h1>
       {state.step !== 'Start' && state.email && <p className="signed-in-as">{t('login.signed_in_as', { email: state.email })}</p>}
       {intro && <div className="step-intro">{intro}</div>}
-      {children}
+      {!ended && children}
       <ErrorAlert message={flow.errorText} />
       {state.error?.kind === 'restart' && <p className="muted">{t('login.restart_notice')}</p>}
+      {ended && (
+        // The email is kept: Continue on Start begins a new session (and sends a new code).
+        <Button type="button" ref={restartRef} onClick={() => flow.dispatch({ type: 'restarted' })}>
+          {t('login.start_again')}
+        </Button>
+      )}
       {state.error?.key === 'errors.account_locked' && (
         // A completed reset ends the lock (a long one lasts until then), so it is offered here,
         // where the credentials step's Forgot password? cannot be reached.
@@ -45,7 +58,7 @@ export function StepFrame({ flow, title, intro, cancellable = true, children }: 
         </p>
       )}
       <Notice message={state.notice ? t(state.notice) : null} />
-      {cancellable && (
+      {cancellable && !ended && (
         <Button type="button" variant="link" className="cancel" onClick={flow.cancel}>
           {t('app.cancel')}
         </Button>
