@@ -12,11 +12,6 @@ const spaRoutes = ['/', '/login', '/login/*rest', '/profile', '/profile/*rest', 
  * Serves the built portal. Hashed assets are immutable; index.html is never cached so a deploy
  * takes effect at once. The set-password page sends no Referer: its URL holds a reset token.
  */
-/** index.html is the page itself wherever it is served: never cached, as on the portal's routes. */
-function noStoreForPage(res: express.Response, path: string): void {
-  if (path.endsWith('index.html')) res.setHeader('Cache-Control', 'no-store');
-}
-
 export function createPortalRouter(securityHeaders: RequestHandler, dist = portalDist): Router {
   const router = Router();
   if (!existsSync(join(dist, 'index.html'))) {
@@ -26,9 +21,15 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
     return router;
   }
   router.use('/assets', securityHeaders, express.static(join(dist, 'assets'), { immutable: true, maxAge: '1y', index: false }));
-  // The rest of the build (index.html itself at /index.html, icons) with the same headers: served
-  // bare, /index.html would be the portal without its CSP and frame refusal, in someone's frame.
-  router.use(securityHeaders, express.static(dist, { index: false, maxAge: '1h', setHeaders: noStoreForPage }));
+  // /index.html is the portal too: served by the static mount below, it would come without its
+  // CSP and frame refusal, ready for someone's frame.
+  router.get('/index.html', securityHeaders, (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    res.sendFile(join(dist, 'index.html'));
+  });
+  // The rest of the build's root files (icons): not pages. Mounted on every path, so no headers
+  // here, or the portal's CSP would reach oidc-provider's pages under /oauth2.
+  router.use(express.static(dist, { index: false, maxAge: '1h' }));
   router.get(spaRoutes, securityHeaders, (req, res) => {
     if (req.path.startsWith('/login/set-password')) res.set('Referrer-Policy', 'no-referrer');
     res.set('Cache-Control', 'no-store');
