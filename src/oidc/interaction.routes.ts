@@ -37,7 +37,9 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
       if (impersonation) return finishImpersonation(ctx, provider, req, res, details, impersonation, ttl);
     }
     const session = await getPortalSession(ctx, req);
-    if (details.prompt.name === 'login' && !(session && sessionSatisfies(session, details, ctx.now()))) {
+    if (details.prompt.name === 'login' && !(session && sessionSatisfies(session, details, ctx.now(), session.id))) {
+      // A sign-in for this request must be another session than the one the browser has now.
+      await ctx.store.set(signedInBefore(details.uid), session?.id ?? '', tokenTtl.Interaction);
       return res.redirect(303, loginUrl(details));
     }
     await linkToPortalSession(ctx, details, session);
@@ -48,7 +50,8 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
     const details = await interactionOrNull(provider, req, res);
     if (!details || details.uid !== req.params.uid) return expired(res);
     const session = await getPortalSession(ctx, req);
-    if (!session || (details.prompt.name === 'login' && !sessionSatisfies(session, details, ctx.now()))) {
+    const before = (await ctx.store.get(signedInBefore(details.uid))) ?? undefined;
+    if (!session || (details.prompt.name === 'login' && !sessionSatisfies(session, details, ctx.now(), before))) {
       return res.redirect(303, loginUrl(details));
     }
     await linkToPortalSession(ctx, details, session);
@@ -81,15 +84,21 @@ function expired(res: Response) {
 /** Reasons any live Nyckel session answers: they only say the provider session cannot answer by itself. */
 const anySessionAnswers = new Set(['no_session', portalSessionReason, pendingReason, impersonatedSessionReason]);
 
+/** The portal session (id, '' for none) the browser had when this interaction sent it to /login. */
+const signedInBefore = (uid: string) => `interaction:${uid}:signed-in-before`;
+
 /**
  * Whether the Nyckel session may answer this login prompt. With only `no_session`, any session
  * does (SSO); likewise when the provider session no longer agrees with the Nyckel session, and
  * with the impersonation reasons, which only say that the provider session in this browser must
  * not answer by itself. `max_age` is met when the sign-in is recent enough.
- * `prompt=login` and every other reason demand a sign-in that happened after the authorization
- * request began.
+ * `prompt=login` (max_age=0 too: oidc-provider turns it into prompt=login) and every other reason
+ * demand a sign-in made for this request: after the authorization request began and, since
+ * auth_time counts whole seconds, in another session than `stale`, the one the browser had when
+ * it was sent to sign in (each sign-in at /login makes a new session). Without that, a session
+ * signed in earlier in the same second would pass.
  */
-function sessionSatisfies(session: PortalSession, details: Details, now: Date): boolean {
+function sessionSatisfies(session: PortalSessionWithId, details: Details, now: Date, stale: string | undefined): boolean {
   const reasons = details.prompt.reasons.filter((r) => !anySessionAnswers.has(r));
   if (reasons.length === 0) return true;
   if (reasons.every((r) => r === 'max_age')) {
@@ -97,7 +106,7 @@ function sessionSatisfies(session: PortalSession, details: Details, now: Date): 
     return Number.isFinite(maxAge) && Math.floor(now.getTime() / 1000) - session.auth_time <= maxAge;
   }
   const started = typeof details.iat === 'number' ? details.iat : 0;
-  return session.auth_time >= started;
+  return session.auth_time >= started && session.id !== stale;
 }
 
 function loginUrl(details: Details): string {

@@ -324,6 +324,16 @@ describe('claims', () => {
     expect(beyond.tokens.claims()!.auth_time).toBeGreaterThanOrEqual(beyond.signedInBetween![0]);
     expect(beyond.tokens.claims()!.auth_time).toBeGreaterThan(firstAuthTime);
   });
+
+  it('treats max_age=0 as prompt=login, however recent the sign-in (even in the same second)', async () => {
+    const config = await discover('rp-es');
+    const browser = new BrowserLike(nyckel.base);
+    const first = await authorize(config, browser);
+    const again = await authorize(config, browser, { max_age: '0' });
+    expect(again.signedInBetween).not.toBeNull();
+    expect(again.tokens.claims()!.auth_time).toBeGreaterThanOrEqual(first.tokens.claims()!.auth_time!);
+    expect(again.tokens.claims()!.auth_time).toBeGreaterThanOrEqual(again.signedInBetween![0]);
+  });
 });
 
 describe('key rotation', () => {
