@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../src/config/index.ts';
 import type { Context } from '../src/context.ts';
+import { exitIfDataDirLocked } from '../src/db/data-dir-lock.ts';
 import { migrateLatest } from '../src/db/migrate.ts';
 import { createContext } from '../src/main.ts';
 
@@ -15,7 +16,9 @@ export async function withContext(run: (ctx: Context) => Promise<void>): Promise
     }
     throw error;
   }
-  const ctx = await createContext(config);
+  // On the embedded database while the server runs, the command would write where the server
+  // never reads (and its writes would be lost): refused with a message instead.
+  const ctx = await createContext(config).catch(exitIfDataDirLocked);
   try {
     await migrateLatest(ctx.db);
     await run(ctx);

@@ -1,57 +1,121 @@
 /**
- * `npm run client -- add <client_id> --redirect <uri> [--redirect <uri>] [--logout <uri>] [--public] [--name <name>] [--secret <secret>]`
+ * `npm run client -- add <client_id> --redirect <uri> [--redirect <uri>] [--logout <uri>] [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]`
+ * `npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>]… [--name <name>] [--alg ES256|RS256]`
+ * `npm run client -- rotate-secret <client_id>`
  * `npm run client -- list`
+ *
+ * `add` never touches an existing client and `update` changes only what it is given: re-running
+ * `add` used to replace the secret of a deployed relying party (and drop its other settings).
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { upsertClient } from '../src/oidc/clients.ts';
+import type { Context } from '../src/context.ts';
+import { clientCacheMs, insertClient, rotateClientSecret, updateClient, type ClientWrite } from '../src/oidc/clients.ts';
 import { withContext } from './cli-context.ts';
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    redirect: { type: 'string', multiple: true, default: [] },
-    logout: { type: 'string', multiple: true, default: [] },
-    public: { type: 'boolean', default: false },
-    name: { type: 'string' },
-    secret: { type: 'string' },
-    alg: { type: 'string', default: 'ES256' },
-  },
-});
+const usage = [
+  'usage: npm run client -- add <client_id> --redirect <uri> [--redirect <uri>] [--logout <uri>] [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]',
+  '       npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>]… [--name <name>] [--alg ES256|RS256]',
+  '       npm run client -- rotate-secret <client_id>',
+  '       npm run client -- list',
+].join('\n');
 
-const [command, clientId] = positionals;
-if (command !== 'add' && command !== 'list') {
-  console.error('usage: npm run client -- add <client_id> --redirect <uri> [--logout <uri>] [--public] [--name <name>] [--secret <secret>] | list');
+const options = {
+  redirect: { type: 'string', multiple: true },
+  logout: { type: 'string', multiple: true },
+  public: { type: 'boolean' },
+  name: { type: 'string' },
+  secret: { type: 'string' },
+  alg: { type: 'string' },
+} as const;
+
+/** The options each command takes; any other one is a usage error, not silently ignored. */
+const allowed: Record<string, (keyof typeof options)[]> = {
+  add: ['redirect', 'logout', 'public', 'name', 'secret', 'alg'],
+  update: ['redirect', 'logout', 'name', 'alg'],
+  'rotate-secret': [],
+  list: [],
+};
+
+function usageError(message?: string): never {
+  console.error(message ? `nyckel: ${message}\n${usage}` : usage);
   process.exit(64);
 }
 
+let parsed;
+try {
+  parsed = parseArgs({ allowPositionals: true, options });
+} catch (error) {
+  usageError((error as Error).message);
+}
+const { positionals, values } = parsed;
+const [command, clientId, ...extra] = positionals;
+const takes = command === undefined ? undefined : allowed[command];
+if (!takes || extra.length > 0 || (command === 'list') !== (clientId === undefined)) usageError();
+const misplaced = Object.keys(values).filter((option) => !takes.includes(option as keyof typeof options));
+if (misplaced.length) {
+  usageError(
+    command === 'update' && (misplaced.includes('secret') || misplaced.includes('public'))
+      ? 'update keeps the client type and its secret; `rotate-secret <client_id>` makes a new secret'
+      : `${command} takes no --${misplaced.join(', --')}`,
+  );
+}
+const alg = values.alg as 'ES256' | 'RS256' | undefined;
+
+const refusals = {
+  exists: (id: string) =>
+    `client ${id} already exists. Change its settings with \`npm run client -- update ${id} …\` (keeps its secret), ` +
+    `or give it a new secret with \`npm run client -- rotate-secret ${id}\`.`,
+  unknown: (id: string) => `no client ${id}; register it with \`npm run client -- add ${id} --redirect <uri>\`.`,
+  public: (id: string) => `client ${id} is public (PKCE only): it has no secret to rotate.`,
+};
+
+/** Servers keep a client's metadata cached (clientCacheMs): a change is not seen at once. */
+const cacheNote = `Running servers use the change within ${clientCacheMs / 1000} s.`;
+const secretLine = (metadata: Record<string, unknown>) => `client_secret: ${metadata.client_secret} (shown once)`;
+
 await withContext(async (ctx) => {
-  if (command === 'list') {
-    const rows = await ctx.db('oidc_clients').orderBy('client_id').select('client_id', 'metadata');
-    for (const row of rows) {
-      const meta = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
-      console.log(`${row.client_id}\t${meta.token_endpoint_auth_method}\t${meta.redirect_uris.join(' ')}`);
-    }
-    return;
-  }
+  if (command === 'list') return list(ctx);
+  const id = clientId!;
   try {
-    const metadata = await upsertClient(ctx.db, {
-      client_id: clientId ?? '',
-      client_name: values.name,
-      redirect_uris: values.redirect,
-      post_logout_redirect_uris: values.logout,
-      public: values.public,
-      client_secret: values.secret,
-      id_token_signed_response_alg: values.alg as 'ES256' | 'RS256',
-    });
-    console.log(`Client ${metadata.client_id} saved.`);
-    if (metadata.client_secret && !values.secret) console.log(`client_secret: ${metadata.client_secret} (shown once)`);
-  } catch (error) {
-    if (error instanceof z.ZodError) {
-      console.error(`nyckel: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      process.exitCode = 64;
-      return;
+    if (command === 'add') {
+      const write = await insertClient(ctx.db, {
+        client_id: id,
+        client_name: values.name,
+        redirect_uris: values.redirect ?? [],
+        post_logout_redirect_uris: values.logout,
+        public: values.public,
+        client_secret: values.secret,
+        id_token_signed_response_alg: alg,
+      });
+      // A given secret is not echoed: whoever gave it has it.
+      report(id, write, (metadata) => [`Client ${id} saved.`, ...(metadata.client_secret && !values.secret ? [secretLine(metadata)] : [])]);
+    } else if (command === 'update') {
+      const changes = { client_name: values.name, redirect_uris: values.redirect, post_logout_redirect_uris: values.logout, id_token_signed_response_alg: alg };
+      report(id, await updateClient(ctx.db, id, changes), () => [`Client ${id} updated.`, cacheNote]);
+    } else {
+      report(id, await rotateClientSecret(ctx.db, id), (metadata) => [`Client ${id} has a new secret.`, secretLine(metadata), cacheNote]);
     }
-    throw error;
+  } catch (error) {
+    if (!(error instanceof z.ZodError)) throw error;
+    console.error(`nyckel: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    process.exitCode = 64;
   }
 });
+
+async function list(ctx: Context): Promise<void> {
+  const rows = await ctx.db('oidc_clients').orderBy('client_id').select('client_id', 'metadata');
+  for (const row of rows) {
+    const meta = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
+    console.log(`${row.client_id}\t${meta.token_endpoint_auth_method}\t${meta.redirect_uris.join(' ')}`);
+  }
+}
+
+function report(id: string, write: ClientWrite, lines: (metadata: Record<string, unknown>) => string[]): void {
+  if ('refused' in write) {
+    console.error(`nyckel: ${refusals[write.refused](id)}`);
+    process.exitCode = 1;
+    return;
+  }
+  for (const line of lines(write.metadata)) console.log(line);
+}

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/index.ts';
 import type { Context } from './context.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
+import { exitIfDataDirLocked } from './db/data-dir-lock.ts';
 import { createDb } from './db/knex.ts';
 import { migrateLatest } from './db/migrate.ts';
 import { answerClientError } from './http/error-handler.ts';
@@ -38,7 +39,7 @@ export async function main(): Promise<void> {
   const config = configOrExit();
   // Loaded after the configuration is known good, so a bad variable fails fast.
   const { createApp } = await import('./app.ts');
-  const ctx = await createContext(config);
+  const ctx = await createContext(config).catch(exitIfDataDirLocked);
   await migrateLatest(ctx.db);
   if (config.seedDemo) await seedDemo(ctx);
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knex, { type Knex } from 'knex';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export type Db = Knex;
 
@@ -13,7 +14,9 @@ export interface DbOptions {
 
 /**
  * knex on PostgreSQL when a URL is given, otherwise on an in-process PGlite. PGlite has a single
- * connection, so no pool is configured for it and repositories pass transactions explicitly.
+ * connection, so no pool is configured for it and repositories pass transactions explicitly. An
+ * embedded database in a directory is opened by one process at a time (data-dir-lock.ts): a second
+ * open throws DataDirLockedError.
  */
 export async function createDb(options: DbOptions): Promise<Db> {
   if (options.databaseUrl) {
@@ -36,15 +39,43 @@ export async function createDb(options: DbOptions): Promise<Db> {
     import('knex-pglite'),
   ]);
   let dataDir: string | undefined;
+  let release = () => {};
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
+    release = lockDataDir(options.dataDir);
     dataDir = join(options.dataDir, 'pglite');
   }
-  const pglite = await PGlite.create({ dataDir, extensions: { pg_trgm, citext } });
-  return knex({
+  let pglite: InstanceType<typeof PGlite>;
+  try {
+    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm, citext } });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const db = knex({
     client: ClientPgLite,
     dialect: 'postgres',
     connection: () => ({ pglite }) as object,
     acquireConnectionTimeout: 10_000,
   } as Knex.Config);
+  return releasedOnDestroy(db, pglite, release);
+}
+
+/**
+ * The lock of the data directory is released once PGlite is closed. knex closes PGlite only if it
+ * ever handed out its connection, so an unused one is closed here too. (knex.destroy cannot be
+ * replaced, it is read-only; it calls its client's destroy.)
+ */
+function releasedOnDestroy(db: Db, pglite: { closed: boolean; close(): Promise<void> }, release: () => void): Db {
+  const client = db.client as { destroy(): Promise<void> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = async () => {
+    try {
+      await destroy();
+      if (!pglite.closed) await pglite.close();
+    } finally {
+      release();
+    }
+  };
+  return db;
 }

@@ -3,12 +3,35 @@ import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 
+/**
+ * Why oidc-provider would refuse `uri` as a redirect or post-logout URI of a web client, or
+ * undefined. It checks a client's metadata each time it loads it (client_schema.js): a URI it
+ * refuses makes every call of that client fail with `invalid_redirect_uri`, the token endpoint
+ * included, so it is refused here, at registration. Web clients: http or https (any host: the
+ * library asks https only of implicit-flow clients, which Nyckel has none of), no fragment. A user
+ * name or password in a redirect URI is refused too: the library lets it through, but it has no
+ * use there and would put a credential into every authorization URL.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  const parsed = URL.parse(uri);
+  if (!parsed) return 'is not a URL';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an http or https URL';
+  if (parsed.href.includes('#')) return 'must not contain a fragment (#)';
+  if (parsed.username || parsed.password) return 'must not contain a user name or password';
+  return undefined;
+}
+
+const redirectUri = z.string().superRefine((uri, ctx) => {
+  const problem = redirectUriProblem(uri);
+  if (problem) ctx.addIssue({ code: 'custom', message: `"${uri}" ${problem}` });
+});
+
 /** What an operator may register; everything else takes the secure defaults of the provider. */
 export const clientInputSchema = z.object({
   client_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{1,63}$/, 'lowercase letters, digits, - and _'),
   client_name: z.string().min(1).max(200).optional(),
-  redirect_uris: z.array(z.url()).min(1),
-  post_logout_redirect_uris: z.array(z.url()).default([]),
+  redirect_uris: z.array(redirectUri).min(1),
+  post_logout_redirect_uris: z.array(redirectUri).default([]),
   /** Public clients (SPAs, native apps) authenticate with PKCE alone. */
   public: z.boolean().default(false),
   /** Given secrets (the demo's) may be short; `npm run client` generates 256-bit ones by default. */
@@ -17,6 +40,9 @@ export const clientInputSchema = z.object({
 });
 
 export type ClientInput = z.input<typeof clientInputSchema>;
+
+/** What `updateClient` may change; whatever is absent keeps its stored value. */
+export type ClientChanges = Partial<Pick<ClientInput, 'client_name' | 'redirect_uris' | 'post_logout_redirect_uris' | 'id_token_signed_response_alg'>>;
 
 export function clientMetadata(input: ClientInput): Record<string, unknown> {
   const parsed = clientInputSchema.parse(input);
@@ -34,10 +60,18 @@ export function clientMetadata(input: ClientInput): Record<string, unknown> {
     : {
         ...base,
         token_endpoint_auth_method: 'client_secret_basic',
-        client_secret: parsed.client_secret ?? randomBytes(32).toString('base64url'),
+        client_secret: parsed.client_secret ?? newClientSecret(),
       };
 }
 
+function newClientSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Registers the client or replaces it whole (a new secret unless one is given): for the demo seed
+ * and tests, which state every setting. Operators use insertClient and updateClient.
+ */
 export async function upsertClient(db: Db, input: ClientInput): Promise<Record<string, unknown>> {
   const metadata = clientMetadata(input);
   await db('oidc_clients')
@@ -45,6 +79,76 @@ export async function upsertClient(db: Db, input: ClientInput): Promise<Record<s
     .onConflict('client_id')
     .merge({ metadata: JSON.stringify(metadata), updated_at: db.fn.now() });
   return metadata;
+}
+
+/** A change of a stored client, or why there was none. */
+export type ClientWrite = { metadata: Record<string, unknown> } | { refused: 'exists' | 'unknown' | 'public' };
+
+/**
+ * Registers a new client. An existing client_id is refused, never overwritten: that would give a
+ * deployed relying party a new secret and drop the settings not given again.
+ */
+export async function insertClient(db: Db, input: ClientInput): Promise<ClientWrite> {
+  const metadata = clientMetadata(input);
+  const inserted = await db('oidc_clients')
+    .insert({ client_id: metadata.client_id, metadata: JSON.stringify(metadata) })
+    .onConflict('client_id')
+    .ignore()
+    .returning('client_id');
+  return inserted.length ? { metadata } : { refused: 'exists' };
+}
+
+/** Changes only the settings given; the secret, the auth method and the rest stay as stored. */
+export async function updateClient(db: Db, clientId: string, changes: ClientChanges): Promise<ClientWrite> {
+  const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  return rewriteClient(db, clientId, (stored) => ({ metadata: clientMetadata({ ...storedInput(stored), ...given }) }));
+}
+
+/** A new generated secret for a confidential client; the old one stops working. */
+export async function rotateClientSecret(db: Db, clientId: string): Promise<ClientWrite> {
+  return rewriteClient(db, clientId, (stored) =>
+    stored.token_endpoint_auth_method === 'none'
+      ? { refused: 'public' }
+      : { metadata: clientMetadata({ ...storedInput(stored), client_secret: newClientSecret() }) },
+  );
+}
+
+/** Reads, changes and writes one client's metadata in a transaction (row locked against a concurrent change). */
+async function rewriteClient(db: Db, clientId: string, change: (stored: StoredMetadata) => ClientWrite): Promise<ClientWrite> {
+  return db.transaction(async (trx) => {
+    const row = await trx('oidc_clients').where({ client_id: clientId }).forUpdate().first('metadata');
+    if (!row) return { refused: 'unknown' };
+    const result = change(typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata);
+    if ('metadata' in result) {
+      await trx('oidc_clients')
+        .where({ client_id: clientId })
+        .update({ metadata: JSON.stringify(result.metadata), updated_at: trx.fn.now() });
+    }
+    return result;
+  });
+}
+
+interface StoredMetadata {
+  client_id: string;
+  client_name?: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
+  token_endpoint_auth_method: string;
+  client_secret?: string;
+  id_token_signed_response_alg?: 'ES256' | 'RS256';
+}
+
+/** The input that gives the stored metadata again (clientMetadata wrote it). */
+function storedInput(stored: StoredMetadata): ClientInput {
+  return {
+    client_id: stored.client_id,
+    client_name: stored.client_name,
+    redirect_uris: stored.redirect_uris,
+    post_logout_redirect_uris: stored.post_logout_redirect_uris,
+    public: stored.token_endpoint_auth_method === 'none',
+    client_secret: stored.client_secret,
+    id_token_signed_response_alg: stored.id_token_signed_response_alg,
+  };
 }
 
 /**

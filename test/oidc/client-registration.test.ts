@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  clientMetadata,
+  insertClient,
+  redirectUriProblem,
+  rotateClientSecret,
+  updateClient,
+  upsertClient,
+  type ClientWrite,
+} from '../../src/oidc/clients.ts';
+import { createProvider, type NyckelProvider } from '../../src/oidc/provider.ts';
+import { createTestContext, type TestContext } from '../helpers/context.ts';
+
+let ctx: TestContext;
+let provider: NyckelProvider;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  ({ provider } = await createProvider(ctx));
+});
+afterAll(() => ctx?.dispose());
+
+/** Whether oidc-provider, configured as Nyckel configures it, accepts the metadata of a client. */
+async function providerAccepts(metadata: Record<string, unknown>): Promise<boolean> {
+  try {
+    await provider.Client.validate(metadata as Parameters<NyckelProvider['Client']['validate']>[0]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('redirect and post-logout URIs at registration', () => {
+  // [uri, accepted by oidc-provider for a web client using the code flow]
+  const uris: [string, boolean][] = [
+    ['https://rp.example.com/callback', true],
+    ['http://localhost:9999/callback', true],
+    ['http://127.0.0.1:9999/callback?from=nyckel', true],
+    ['http://[::1]:9999/callback', true],
+    // The library asks https only of implicit-flow clients: Nyckel has none.
+    ['http://rp.example.com/callback', true],
+    ['http://localhost:9997/cb#frag', false],
+    ['http://localhost:9997/cb#', false],
+    ['myapp:/cb', false],
+    ['com.example.app://callback', false],
+    ['javascript:alert(1)', false],
+    ['data:text/html,hi', false],
+    ['not a url', false],
+  ];
+
+  it.each(uris)('%s: refused exactly when oidc-provider would refuse the client at runtime', async (uri, webUri) => {
+    const base = { client_id: 'rp-uri', client_secret: 'rp-uri-secret-0123456789' };
+    const asRedirect = () => clientMetadata({ ...base, redirect_uris: [uri] });
+    const asLogout = () => clientMetadata({ ...base, redirect_uris: ['https://rp.example.com/cb'], post_logout_redirect_uris: [uri] });
+    // The verdict of the library itself, on metadata that is otherwise valid.
+    const unchecked = uncheckedMetadata(base);
+    expect(await providerAccepts({ ...unchecked, redirect_uris: [uri] })).toBe(webUri);
+    expect(await providerAccepts({ ...unchecked, post_logout_redirect_uris: [uri] })).toBe(webUri);
+
+    if (webUri) {
+      expect(await providerAccepts(asRedirect())).toBe(true);
+      expect(await providerAccepts(asLogout())).toBe(true);
+    } else {
+      expect(asRedirect).toThrow(z.ZodError);
+      expect(asLogout).toThrow(z.ZodError);
+    }
+  });
+
+  it('names the refused URI and what is wrong with it, under the field', () => {
+    const refused = () => clientMetadata({ client_id: 'rp-bad', redirect_uris: ['https://ok.example.com/cb', 'http://localhost:9997/cb#frag'] });
+    expect(refused).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: ['redirect_uris', 1], message: '"http://localhost:9997/cb#frag" must not contain a fragment (#)' })] }));
+    expect(redirectUriProblem('javascript:alert(1)')).toBe('must be an http or https URL');
+  });
+
+  it('refuses a user name or password in a URI, which oidc-provider would let through', async () => {
+    const uri = 'https://user:password@rp.example.com/callback';
+    expect(redirectUriProblem(uri)).toBe('must not contain a user name or password');
+    expect(await providerAccepts({ ...uncheckedMetadata({ client_id: 'rp-userinfo', client_secret: 'rp-userinfo-secret-01234' }), redirect_uris: [uri] })).toBe(true);
+  });
+});
+
+/** Valid metadata of a confidential client, built without Nyckel's checks (to ask the library alone). */
+function uncheckedMetadata(base: { client_id: string; client_secret: string }): Record<string, unknown> {
+  return {
+    ...base,
+    redirect_uris: ['https://rp.example.com/cb'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+  };
+}
+
+const metadataOf = (write: ClientWrite) => {
+  if (!('metadata' in write)) throw new Error(`refused: ${write.refused}`);
+  return write.metadata;
+};
+
+async function stored(clientId: string): Promise<Record<string, unknown>> {
+  const row = await ctx.db('oidc_clients').where({ client_id: clientId }).first('metadata');
+  return typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
+}
+
+describe('registering and changing a client', () => {
+  it('add refuses an existing client_id and leaves it as it was', async () => {
+    const first = metadataOf(await insertClient(ctx.db, { client_id: 'rp-once', redirect_uris: ['http://localhost:9999/cb'], post_logout_redirect_uris: ['http://localhost:9999/'] }));
+    expect(first.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const again = await insertClient(ctx.db, { client_id: 'rp-once', redirect_uris: ['http://localhost:9999/other'], public: true });
+    expect(again).toEqual({ refused: 'exists' });
+    expect(await stored('rp-once')).toEqual(first);
+  });
+
+  it('update changes only what it is given: secret, auth method and other URIs stay', async () => {
+    const before = metadataOf(await insertClient(ctx.db, { client_id: 'rp-update', client_name: 'RP', redirect_uris: ['http://localhost:9999/cb'], post_logout_redirect_uris: ['http://localhost:9999/'], id_token_signed_response_alg: 'RS256' }));
+    const after = metadataOf(await updateClient(ctx.db, 'rp-update', { redirect_uris: ['http://localhost:9999/cb', 'http://localhost:9999/cb2'], client_name: undefined }));
+    expect(after).toEqual({ ...before, redirect_uris: ['http://localhost:9999/cb', 'http://localhost:9999/cb2'] });
+    expect(await stored('rp-update')).toEqual(after);
+
+    const renamed = metadataOf(await updateClient(ctx.db, 'rp-update', { client_name: 'Renamed', post_logout_redirect_uris: ['http://localhost:9999/bye'] }));
+    expect(renamed).toEqual({ ...after, client_name: 'Renamed', post_logout_redirect_uris: ['http://localhost:9999/bye'] });
+  });
+
+  it('update keeps a public client public, without a secret', async () => {
+    const spa = metadataOf(await insertClient(ctx.db, { client_id: 'rp-spa', public: true, redirect_uris: ['http://localhost:9998/cb'] }));
+    const after = metadataOf(await updateClient(ctx.db, 'rp-spa', { redirect_uris: ['http://localhost:9998/cb', 'http://localhost:9998/cb2'] }));
+    expect(after).toEqual({ ...spa, redirect_uris: ['http://localhost:9998/cb', 'http://localhost:9998/cb2'] });
+    expect(after.token_endpoint_auth_method).toBe('none');
+    expect(after).not.toHaveProperty('client_secret');
+  });
+
+  it('update validates the result and writes nothing when it is refused', async () => {
+    const before = await upsertClient(ctx.db, { client_id: 'rp-strict', redirect_uris: ['http://localhost:9999/cb'], client_secret: 'rp-strict-secret-0123456789' });
+    await expect(updateClient(ctx.db, 'rp-strict', { redirect_uris: ['myapp:/cb'] })).rejects.toThrow(z.ZodError);
+    expect(await stored('rp-strict')).toEqual(before);
+  });
+
+  it('rotate-secret gives a confidential client a new secret and keeps everything else', async () => {
+    const before = metadataOf(await insertClient(ctx.db, { client_id: 'rp-rotate', redirect_uris: ['http://localhost:9999/cb'], post_logout_redirect_uris: ['http://localhost:9999/'] }));
+    const after = metadataOf(await rotateClientSecret(ctx.db, 'rp-rotate'));
+    expect(after.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(after.client_secret).not.toBe(before.client_secret);
+    expect(after).toEqual({ ...before, client_secret: after.client_secret });
+    expect(await stored('rp-rotate')).toEqual(after);
+  });
+
+  it('refuses to rotate the secret of a public client, and to change an unknown one', async () => {
+    await insertClient(ctx.db, { client_id: 'rp-public', public: true, redirect_uris: ['http://localhost:9998/cb'] });
+    expect(await rotateClientSecret(ctx.db, 'rp-public')).toEqual({ refused: 'public' });
+    expect(await rotateClientSecret(ctx.db, 'rp-nobody')).toEqual({ refused: 'unknown' });
+    expect(await updateClient(ctx.db, 'rp-nobody', { client_name: 'x' })).toEqual({ refused: 'unknown' });
+  });
+});
