@@ -105,6 +105,14 @@ async function expectTenantSelection(target: Page, tenantName: string) {
   await target.getByRole('link', { name: new RegExp(tenantName) }).waitFor();
 }
 
+/** Email, then password: a whole password sign-in, ending on the tenant selection. */
+async function signInWithPassword(target: Page, email: string, tenantName: string) {
+  await startSignIn(target, email);
+  await target.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+  await target.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+  await expectTenantSelection(target, tenantName);
+}
+
 const passkeyButton = (target: Page) => target.getByRole('button', { name: t.en('passkey.sign_in'), exact: true });
 const passkeysRegion = (target: Page) => target.getByRole('region', { name: t.en('passkey.profile.title'), exact: true });
 
@@ -169,10 +177,7 @@ describe('passkeys in the browser', () => {
   it('keeps keyboard focus: on the message after adding, on Remove after Escape or Keep in the confirmation', async () => {
     const { email, tenantName } = await personWithTenant('kim');
     await addVirtualAuthenticator(page);
-    await startSignIn(page, email);
-    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
-    await expectTenantSelection(page, tenantName);
+    await signInWithPassword(page, email, tenantName);
 
     await page.goto('/profile');
     const region = passkeysRegion(page);
@@ -206,16 +211,9 @@ describe('passkeys in the browser', () => {
   it('tells an operator signed in with the password to use the passkey, focuses it, and returns to the profile', async () => {
     const { email, accountId, tenantName } = await personWithTenant('olga');
     await addVirtualAuthenticator(page);
-    const password = page.getByLabel(t.en('login.credentials.password'), { exact: true });
-    const signInWithPassword = async () => {
-      await startSignIn(page, email);
-      await password.fill(PASSWORD);
-      await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
-      await expectTenantSelection(page, tenantName);
-    };
 
     // The passkey is added while the account is no operator yet; then it becomes one.
-    await signInWithPassword();
+    await signInWithPassword(page, email, tenantName);
     await page.goto('/profile');
     await passkeysRegion(page).getByRole('button', { name: t.en('passkey.profile.add'), exact: true }).click();
     await passkeysRegion(page).getByText(t.en('passkey.profile.added'), { exact: true }).waitFor();
@@ -223,7 +221,7 @@ describe('passkeys in the browser', () => {
 
     // Signed in again with the password alone: changing sign-in methods needs the second factor.
     await context.clearCookies();
-    await signInWithPassword();
+    await signInWithPassword(page, email, tenantName);
     await page.goto('/profile');
     await passkeysRegion(page).getByRole('button', { name: t.en('passkey.profile.add'), exact: true }).click();
     await page.getByRole('alert').filter({ hasText: t.en('profile.reauth.second_factor_body') }).waitFor();
@@ -234,7 +232,7 @@ describe('passkeys in the browser', () => {
     await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('second_factor') === '1' && url.searchParams.get('return_to') === '/profile');
     await page.getByText(t.en('login.credentials.second_factor_passkey'), { exact: true }).waitFor();
     await expect.poll(() => passkeyButton(page).evaluate((button) => button === document.activeElement)).toBe(true);
-    await password.waitFor();
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
     await page.screenshot({ path: join(SHOTS_DIR, 'passkey-operator-login.png'), fullPage: true });
     await passkeyButton(page).click();
     await page.waitForURL((url) => url.pathname === '/profile');

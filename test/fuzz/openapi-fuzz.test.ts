@@ -26,7 +26,26 @@ const slowMs = 2000;
 let t: TestApp;
 let base: string;
 let known: KnownValues;
-const operations: Operation[] = loadOperations();
+/**
+ * Signing this browser out, fuzzed with the known session cookies, would end the sessions every
+ * later request (and test) needs: it gets hostile input of its own, with sessions of its own (below).
+ */
+const endsItsSession = (operation: Operation) => operation.method === 'POST' && operation.path === '/api/accounts/sessions/sign-out';
+const operations: Operation[] = loadOperations().filter((operation) => !endsItsSession(operation));
+let personas: { id: string; email: string }[];
+
+/** The portal session cookie of a new session of `persona`, with a second factor. */
+async function sessionCookieFor(persona: { id: string; email: string }): Promise<string> {
+  const session = await createPortalSession(t.ctx, {
+    account_id: persona.id,
+    email: persona.email,
+    amr: ['pwd', 'otp', 'mfa'],
+    auth_time: Math.floor(Date.now() / 1000),
+    ip: null,
+    user_agent: null,
+  });
+  return `${portalCookieName}=${encodeURIComponent(signCookie(session.id, t.ctx.config.cookieSecrets[0]!))}`;
+}
 
 beforeAll(async () => {
   // Each request comes from its own X-Forwarded-For address, so the per-IP limit does not turn
@@ -41,20 +60,10 @@ beforeAll(async () => {
   await upsertClient(t.ctx.db, { client_id: 'fuzz-client', redirect_uris: ['http://127.0.0.1:9/callback'], client_secret: 'fuzz-client-secret-0123456789' });
   const credentials = (await t.ctx.db('credentials').select('id')).map((row: { id: string }) => row.id);
   const login = await t.agent().post('/auth/login/start').send({ email: user.email });
-  const cookieFor = async (persona: typeof user) => {
-    const session = await createPortalSession(t.ctx, {
-      account_id: persona.id,
-      email: persona.email,
-      amr: ['pwd', 'otp', 'mfa'],
-      auth_time: Math.floor(Date.now() / 1000),
-      ip: null,
-      user_agent: null,
-    });
-    return `${portalCookieName}=${encodeURIComponent(signCookie(session.id, t.ctx.config.cookieSecrets[0]!))}`;
-  };
+  personas = [user, operator];
   known = {
     origin: t.ctx.config.publicUrl,
-    sessionCookies: [await cookieFor(user), await cookieFor(operator)],
+    sessionCookies: [await sessionCookieFor(user), await sessionCookieFor(operator)],
     strings: [
       user.id, user.email, operator.id, operator.email, tenant, 'fuzzco', ...credentials, login.body.session_id as string,
       'fuzz-client', 'http://127.0.0.1:9/callback', 'openid email profile', 'code', 'S256', 'authorization_code', 'refresh_token',
@@ -140,7 +149,29 @@ describe('hostile input generated from openapi.yaml', () => {
     expect(statuses.get(200) ?? 0).toBeGreaterThan(100);
     expect(statuses.get(422) ?? 0).toBeGreaterThan(100);
     expect(t.server.listening).toBe(true);
+    // The signed-in requests stayed signed in to the end (nothing fuzzed ended their sessions).
+    const check = createRawClient(base, slowMs + 1000, 1);
+    try {
+      for (const cookie of known.sessionCookies) {
+        expect((await check.send({ method: 'GET', path: '/oauth2/userinfo', headers: { cookie, accept: 'application/json' } })).status).toBe(200);
+      }
+    } finally {
+      check.close();
+    }
   }, 240_000);
+
+  it('signing this browser out takes hostile input as every route does, with sessions of its own', async () => {
+    const signOut = loadOperations().find(endsItsSession)!;
+    const own: KnownValues = { ...known, sessionCookies: await Promise.all(personas.map(sessionCookieFor)) };
+    const client = createRawClient(base, slowMs + 1000, 1);
+    try {
+      for (const request of fc.sample(requestFor(signOut, own), { seed, numRuns: 300 })) {
+        expect(problem(request, await client.send(request)), describeRequest(request)).toBeNull();
+      }
+    } finally {
+      client.close();
+    }
+  });
 });
 
 describe('hostile input found by the fuzzer, and oversized OAuth parameters', () => {
