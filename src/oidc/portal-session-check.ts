@@ -34,7 +34,7 @@ export function portalSessionCheck(ctx: CheckContext): interactionPolicy.Check {
     if (koa.oidc.result?.login) return false;
     const session = koa.oidc.session;
     if (!session?.accountId || isImpersonationSession(session)) return false;
-    const portalId = await ctx.store.get(signedInBy(session.uid));
+    const portalId = await signingInSession(ctx, session.uid);
     const portal = portalId ? await getPortalSessionById(ctx, portalId) : null;
     return portal?.account_id !== session.accountId;
   });
@@ -61,4 +61,9 @@ export function recordSigningIn(ctx: CheckContext) {
 /** Records that the portal session `portalId` signed the provider session `uid` in. */
 export async function linkSigningIn(ctx: CheckContext, uid: string, portalId: string): Promise<void> {
   await ctx.store.set(signedInBy(uid), portalId, portalSessionTtlSeconds);
+}
+
+/** The portal session that signed the provider session `uid` in, if one did. */
+export async function signingInSession(ctx: CheckContext, uid: string): Promise<string | null> {
+  return ctx.store.get(signedInBy(uid));
 }

@@ -4,7 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { getPortalSession, linkOidcSession } from '../session/portal-session.ts';
 import { acrOf } from './acr.ts';
-import { linkSigningIn } from './portal-session-check.ts';
+import { linkSigningIn, signingInSession } from './portal-session-check.ts';
 
 type SilentContext = Pick<Context, 'store' | 'config' | 'now'>;
 
@@ -23,17 +23,25 @@ type SilentContext = Pick<Context, 'store' | 'config' | 'now'>;
  * id_token_hint) then run against it as against any other.
  *
  * Only GET /authorize with prompt=none, and only when the browser's provider session has no
- * account. The Nyckel cookie is SameSite=Lax: a cross-site frame never carries it, so this never
- * signs anyone in where an interactive request would not.
+ * account, or has the same one but was signed in by an earlier Nyckel session of this browser
+ * (the person signed in again at /login since). The Nyckel cookie is SameSite=Lax: a cross-site
+ * frame never carries it, so this never signs anyone in where an interactive request would not.
  */
 export function signInSilentRequests(ctx: SilentContext, provider: Provider): void {
   const Session = provider.Session as unknown as { get(koa: KoaContextWithOIDC): Promise<InstanceType<Provider['Session']>> };
   const get = Session.get.bind(Session);
   Session.get = async (koa) => {
     const session = await get(koa);
-    if (session.accountId || !isSilentAuthorization(koa)) return session;
+    if (!isSilentAuthorization(koa)) return session;
     const portal = await getPortalSession(ctx, koa.req as unknown as Request);
     if (!portal) return session;
+    if (session.accountId) {
+      // Signed in already: as the Nyckel session says (nothing to do), or as another account
+      // (portalSessionCheck answers login_required: a silent request never switches accounts).
+      if (session.accountId !== portal.account_id || (await signingInSession(ctx, session.uid)) === portal.id) return session;
+      // The same person signed in again at /login since (the console's or the profile's
+      // re-sign-in): the provider session takes the new sign-in, as an interaction would give it.
+    }
     session.loginAccount({
       accountId: portal.account_id,
       loginTs: portal.auth_time,
@@ -41,7 +49,11 @@ export function signInSilentRequests(ctx: SilentContext, provider: Provider): vo
       acr: acrOf(portal.amr),
       transient: portal.persistent !== true,
     });
-    // A new session is saved (and its cookie set) only once touched.
+    // A sign-in gets a new session id, as oidc-provider's own gives one (resume.js): a provider
+    // cookie planted in this browser beforehand (from a sibling subdomain, say) must not become
+    // the signed-in session its planter also holds. A new session is saved, and its cookie set,
+    // only once touched.
+    if (!(session as unknown as { new?: boolean }).new) session.resetIdentifier();
     (session as unknown as { touched: boolean }).touched = true;
     await Promise.all([linkSigningIn(ctx, session.uid, portal.id), linkOidcSession(ctx, portal.id, session.uid)]);
     return session;

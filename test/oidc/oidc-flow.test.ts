@@ -85,6 +85,13 @@ async function followSwitching(browser: BrowserLike, path: string): Promise<URL>
   return url;
 }
 
+/** The redirect back to the client of a request answered without any page: the code or the error. */
+async function browserCode(browser: BrowserLike, authorization: Authorization): Promise<URL> {
+  const { url } = await browser.follow(authorization.url.toString());
+  expect(url.origin + url.pathname).toBe(redirectUri);
+  return url;
+}
+
 async function codeFrom(browser: BrowserLike, authorization: Authorization): Promise<URL> {
   let { url } = await browser.follow(authorization.url.toString());
   if (url.origin === server.base) url = (await browser.follow(await signInThroughPortal(browser, url))).url;
@@ -273,6 +280,43 @@ describe('a relying party signs a person in with openid-client', () => {
     const after = await authorizationRequest(one, { prompt: 'none', scope: 'openid' });
     const { url } = await browser.follow(after.url.toString());
     expect(url.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('gives the silently signed-in provider session a new id: a provider cookie planted beforehand opens nothing', async () => {
+    const config = await discover('rp-one');
+    const attacker = new BrowserLike(server.base);
+    await attacker.request('/oauth2/logout');
+    const planted = ['nyckel_op_session', 'nyckel_op_session.sig'].map((name) => [name, attacker.cookies.get(name)] as const);
+    expect(planted.every(([, value]) => value)).toBe(true);
+
+    const victim = new BrowserLike(server.base);
+    for (const [name, value] of planted) victim.cookies.set(name, value!);
+    await signInThroughPortal(victim, new URL('/login', server.base));
+    const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    expect((await browserCode(victim, silent)).searchParams.get('code')).toBeTruthy();
+    expect(victim.cookies.get('nyckel_op_session')).not.toBe(planted[0][1]);
+
+    const stolen = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    const { url } = await attacker.follow(stolen.url.toString());
+    expect(url.searchParams.get('code')).toBeNull();
+    expect(url.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('answers prompt=none after the same person signed in at /login again (a re-sign-in the console or the profile asked for)', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(config, { scope: 'openid' });
+    await exchange(config, await codeFrom(browser, first), first);
+    await signInThroughPortal(browser, new URL('/login', server.base));
+    const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    const tokens = await exchange(config, await browserCode(browser, silent), silent);
+    expect(tokens.claims()!.email).toBeUndefined();
+    expect(tokens.claims()!.sub).toBeTruthy();
+
+    // Another account signed in at /login is never switched to silently.
+    await signInThroughPortal(browser, new URL('/login', server.base), { email: 'rp-other@example.com' });
+    const other = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    expect((await browser.follow(other.url.toString())).url.searchParams.get('error')).toBe('login_required');
   });
 
   it('keeps max_age and id_token_hint for a silent request from a browser signed in at /login', async () => {
