@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Context } from '../context.ts';
+import { AppError } from '../http/app-error.ts';
 import { requireJsonBody } from './json-body.ts';
 import { sessionRequest } from './request-info.ts';
 import { clearPortalSessionCookie, getPortalSession } from '../session/portal-session.ts';
@@ -12,6 +13,10 @@ import { requireSignedIn } from './signed-in.ts';
  * The person's active sessions: Nyckel sign-ins and the applications holding tokens, each
  * signed out on its own, all but this one, or this one (portal session cookie; same-origin check).
  */
+function unlessNotFound(error: unknown): void {
+  if (!(error instanceof AppError && error.status === 404)) throw error;
+}
+
 export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
 
@@ -28,7 +33,8 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   // ended: the browser's cookies are cleared either way.
   router.post('/api/accounts/sessions/sign-out', requireJsonBody, async (req, res) => {
     const session = await getPortalSession(ctx, req);
-    if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session));
+    // A sign-out of the same session a moment earlier (another tab) finds it gone: signed out all the same.
+    if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session)).catch(unlessNotFound);
     clearPortalSessionCookie(res, ctx.config);
     clearProviderSessionCookie(res, ctx.config);
     res.json({ status: 'signed_out' });
