@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -18,7 +18,8 @@ export class DataDirLockedError extends Error {
   constructor(dataDir: string, pid: number) {
     super(
       `Nyckel is already running with the embedded database in ${dataDir} (pid ${pid}). Stop it first, ` +
-        'or set DATABASE_URL to a PostgreSQL server: the embedded database can be opened by one process at a time.',
+        'or set DATABASE_URL to a PostgreSQL server: the embedded database can be opened by one process at a time. ' +
+        `(If process ${pid} is not Nyckel, delete ${join(dataDir, lockFileName)}.)`,
     );
     this.name = 'DataDirLockedError';
     this.dataDir = dataDir;
@@ -37,13 +38,7 @@ let removeAtExit = false;
 export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, lockFileName);
   for (;;) {
-    try {
-      // 'wx' is O_CREAT | O_EXCL: of two processes starting at once, exactly one creates the file.
-      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    if (placeLock(path)) break;
     const owner = lockOwner(path);
     if (owner !== undefined) throw new DataDirLockedError(dataDir, owner);
     // Stale. Two processes taking over the same stale file at the same instant could both win;
@@ -56,6 +51,25 @@ export function lockDataDir(dataDir: string): () => void {
     process.on('exit', () => held.forEach(release));
   }
   return () => release(path);
+}
+
+/**
+ * Puts a lock file holding this process's pid at `path`, unless one is there: written under a
+ * name of its own, then hard-linked into place, which fails if `path` exists. So of two processes
+ * starting at once exactly one places it, and no one ever reads a lock file without its pid.
+ */
+function placeLock(path: string): boolean {
+  const own = `${path}.${process.pid}`;
+  writeFileSync(own, `${process.pid}\n`);
+  try {
+    linkSync(own, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    rmSync(own, { force: true });
+  }
 }
 
 function release(path: string): void {
@@ -90,7 +104,7 @@ function lockOwner(path: string): number | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  // No pid: left by a process that died between creating the file and writing to it.
+  // No pid: not a lock file placeLock wrote (those hold one from the start).
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   // Our own pid in a file we do not hold: written by an earlier process that got the same pid
   // (a restarted container, where the server's pid is the same on every start).

@@ -26,7 +26,8 @@ function deadPid(): number {
 
 const lockedMessage = (dir: string, pid: number) =>
   `Nyckel is already running with the embedded database in ${dir} (pid ${pid}). Stop it first, ` +
-  'or set DATABASE_URL to a PostgreSQL server: the embedded database can be opened by one process at a time.';
+  'or set DATABASE_URL to a PostgreSQL server: the embedded database can be opened by one process at a time. ' +
+  `(If process ${pid} is not Nyckel, delete ${join(dir, lockFileName)}.)`;
 
 describe('the lock of an embedded data directory', () => {
   it('refuses a second open of the same directory while the first is open, naming the directory and its pid', async () => {

@@ -294,7 +294,7 @@ describe('a relying party signs a person in with openid-client', () => {
     await signInThroughPortal(victim, new URL('/login', server.base));
     const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
     expect((await browserCode(victim, silent)).searchParams.get('code')).toBeTruthy();
-    expect(victim.cookies.get('nyckel_op_session')).not.toBe(planted[0][1]);
+    expect(victim.cookies.get('nyckel_op_session')).not.toBe(planted[0]![1]);
 
     const stolen = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
     const { url } = await attacker.follow(stolen.url.toString());
