@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
 import { getPortalSession, linkOidcSession } from '../session/portal-session.ts';
 import { acrOf } from './acr.ts';
@@ -80,6 +81,8 @@ export async function loadExistingGrant(koa: KoaContextWithOIDC) {
   const grantId = oidc.result?.consent?.grantId ?? oidc.session!.grantIdFor(clientId);
   const existing = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
   if (!String(oidc.params?.prompt ?? '').split(' ').includes('none') || !oidc.session?.accountId) return existing;
+  // An operator's impersonation is held to what its hand-off granted.
+  if (isImpersonationSession(oidc.session)) return existing;
   if (existing && existing.accountId !== oidc.session.accountId) return existing;
   const grant = existing ?? new oidc.provider.Grant({ accountId: oidc.session.accountId, clientId });
   const granted = new Set((grant.getOIDCScope() ?? '').split(' '));

@@ -195,6 +195,20 @@ describe('log in as user', () => {
     expect(sessionId).toBeTruthy();
   });
 
+  it("holds the tenant app's silent requests to what the hand-off granted: no wider scope without an interaction", async () => {
+    const { browser } = await browserOf(admin);
+    const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'silent renewal' });
+    await browser.follow(started.body.url);
+    const narrow = await appAuthorization('openid email');
+    expect((await followAll(browser, narrow.url.toString())).searchParams.get('code')).toBeTruthy();
+
+    const wider = await pkceAuthorization(rp, { redirect_uri: redirectUri, scope: 'openid email profile tenants', prompt: 'none' });
+    const callback = await followAll(browser, wider.url.toString());
+    expect(callback.origin + callback.pathname).toBe(redirectUri);
+    expect(callback.searchParams.get('code')).toBeNull();
+    expect(callback.searchParams.get('error')).toBe('interaction_required');
+  });
+
   it('the hand-off works once', async () => {
     const { browser } = await browserOf(admin);
     const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'once' });
