@@ -85,9 +85,9 @@ export async function loadExistingGrant(koa: KoaContextWithOIDC) {
   if (isImpersonationSession(oidc.session)) return existing;
   if (existing && existing.accountId !== oidc.session.accountId) return existing;
   const grant = existing ?? new oidc.provider.Grant({ accountId: oidc.session.accountId, clientId });
-  const granted = new Set((grant.getOIDCScope() ?? '').split(' '));
+  const granted = new Set(grant.getOIDCScope().split(' '));
   const missing = [...oidc.requestParamOIDCScopes].filter((scope) => !granted.has(scope));
-  const claims = new Set(grant.getOIDCClaimsEncountered?.() ?? []);
+  const claims = new Set(grant.getOIDCClaimsEncountered());
   const missingClaims = [...oidc.requestParamClaims].filter((claim) => !claims.has(claim));
   if (existing && missing.length === 0 && missingClaims.length === 0) return existing;
   if (missing.length > 0) grant.addOIDCScope(missing.join(' '));

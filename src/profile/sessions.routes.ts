@@ -2,21 +2,22 @@ import { Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { AppError } from '../http/app-error.ts';
+import { clearProviderSessionCookie } from '../oidc/provider.ts';
+import { clearPortalSessionCookie, getPortalSession } from '../session/portal-session.ts';
 import { requireJsonBody } from './json-body.ts';
 import { sessionRequest } from './request-info.ts';
-import { clearPortalSessionCookie, getPortalSession } from '../session/portal-session.ts';
-import { clearProviderSessionCookie } from '../oidc/provider.ts';
 import { listSessions, revokeApplication, signOutOthers, signOutSession, signOutThisBrowser } from './sessions.service.ts';
 import { requireSignedIn } from './signed-in.ts';
+
+/** A sign-out that found the session gone already (another tab's sign-out a moment earlier) is done all the same. */
+function unlessNotFound(error: unknown): void {
+  if (!(error instanceof AppError && error.status === 404)) throw error;
+}
 
 /**
  * The person's active sessions: Nyckel sign-ins and the applications holding tokens, each
  * signed out on its own, all but this one, or this one (portal session cookie; same-origin check).
  */
-function unlessNotFound(error: unknown): void {
-  if (!(error instanceof AppError && error.status === 404)) throw error;
-}
-
 export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
 
@@ -33,7 +34,6 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   // ended: the browser's cookies are cleared either way.
   router.post('/api/accounts/sessions/sign-out', requireJsonBody, async (req, res) => {
     const session = await getPortalSession(ctx, req);
-    // A sign-out of the same session a moment earlier (another tab) finds it gone: signed out all the same.
     if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session)).catch(unlessNotFound);
     clearPortalSessionCookie(res, ctx.config);
     clearProviderSessionCookie(res, ctx.config);
