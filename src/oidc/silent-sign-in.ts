@@ -23,7 +23,8 @@ type SilentContext = Pick<Context, 'store' | 'config' | 'now'>;
  * oidc-provider saves it and sets its cookie as for any sign-in, and its own checks (max_age,
  * id_token_hint) then run against it as against any other.
  *
- * Only GET /authorize with prompt=none, and only when the browser's provider session has no
+ * Only GET /authorize with prompt=none for a registered client and redirect URI, and only when
+ * the browser's provider session has no
  * account, or has the same one but was signed in by an earlier Nyckel session of this browser
  * (the person signed in again at /login since). The Nyckel cookie is SameSite=Lax: a cross-site
  * frame never carries it, so this never signs anyone in where an interactive request would not.
@@ -33,7 +34,7 @@ export function signInSilentRequests(ctx: SilentContext, provider: Provider): vo
   const get = Session.get.bind(Session);
   Session.get = async (koa) => {
     const session = await get(koa);
-    if (!isSilentAuthorization(koa)) return session;
+    if (!isSilentAuthorization(koa) || !(await isForRegisteredRedirect(provider, koa))) return session;
     const portal = await getPortalSession(ctx, koa.req as unknown as Request);
     if (!portal) return session;
     if (session.accountId) {
@@ -66,6 +67,20 @@ function isSilentAuthorization(koa: KoaContextWithOIDC): boolean {
   if (koa.oidc?.route !== 'authorization' || koa.method !== 'GET') return false;
   const prompt = koa.query.prompt;
   return typeof prompt === 'string' && prompt.split(' ').includes('none');
+}
+
+/**
+ * The request names a registered client and one of its redirect URIs. oidc-provider validates the
+ * request only after loading the session: without this, any prompt=none URL (an unknown client, a
+ * stranger's redirect URI) would sign a provider session in and set its cookie, though the answer
+ * is an error page. A request that passes may still fail later checks (PKCE, scope), as an
+ * interactive one may after its sign-in.
+ */
+async function isForRegisteredRedirect(provider: Provider, koa: KoaContextWithOIDC): Promise<boolean> {
+  const { client_id: clientId, redirect_uri: redirectUri } = koa.query;
+  if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return false;
+  const client = await provider.Client.find(clientId).catch(() => undefined);
+  return client?.redirectUriAllowed(redirectUri) === true;
 }
 
 /**

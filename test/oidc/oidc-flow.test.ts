@@ -282,6 +282,25 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(url.searchParams.get('error')).toBe('login_required');
   });
 
+  it('signs no provider session in for a silent request that names an unknown client or an unregistered redirect URI', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    await signInThroughPortal(browser, new URL('/login', server.base));
+    const valid = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+    const unknownClient = new URL(valid.url);
+    unknownClient.searchParams.set('client_id', 'no-such-client');
+    const strangerRedirect = new URL(valid.url);
+    strangerRedirect.searchParams.set('redirect_uri', 'https://attacker.example/callback');
+    for (const url of [unknownClient, strangerRedirect]) {
+      const answer = await browser.request(url.pathname + url.search);
+      expect(answer.status).toBe(400);
+      expect(browser.cookies.get('nyckel_op_session') ?? '').toBe('');
+    }
+    // The same browser's valid request is signed in silently.
+    expect((await browserCode(browser, valid)).searchParams.get('code')).toBeTruthy();
+    expect(browser.cookies.get('nyckel_op_session')).toBeTruthy();
+  });
+
   it('gives the silently signed-in provider session a new id: a provider cookie planted beforehand opens nothing', async () => {
     const config = await discover('rp-one');
     const attacker = new BrowserLike(server.base);
