@@ -24,9 +24,8 @@ type SilentContext = Pick<Context, 'store' | 'config' | 'now'>;
  * id_token_hint) then run against it as against any other.
  *
  * Only GET /authorize with prompt=none for a registered client and redirect URI, and only when
- * the browser's provider session has no
- * account, or has the same one but was signed in by an earlier Nyckel session of this browser
- * (the person signed in again at /login since). The Nyckel cookie is SameSite=Lax: a cross-site
+ * the browser's provider session has no account, or has the same one but was signed in by an
+ * earlier Nyckel session of this browser (the person signed in again at /login since). The Nyckel cookie is SameSite=Lax: a cross-site
  * frame never carries it, so this never signs anyone in where an interactive request would not.
  */
 export function signInSilentRequests(ctx: SilentContext, provider: Provider): void {
