@@ -171,11 +171,18 @@ describe('signing this browser out from the profile', () => {
     await onProfile(page, email);
 
     const sessions = page.getByRole('list', { name: t.en('profile.sessions.title'), exact: true });
-    await sessions
+    const signOutHere = sessions
       .getByRole('listitem')
       .filter({ hasText: t.en('profile.sessions.current') })
-      .getByRole('button', { name: t.en('profile.sessions.sign_out_here'), exact: true })
-      .click();
+      .getByRole('button', { name: t.en('profile.sessions.sign_out_here'), exact: true });
+    // Its label on one line at 1024 px (the harness's width): the distinct tops of its text's line boxes.
+    const lines = await signOutHere.evaluate((button) => {
+      const range = document.createRange();
+      range.selectNodeContents(button);
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+    });
+    expect(lines).toBe(1);
+    await signOutHere.click();
     await page.waitForURL((url) => url.pathname === '/login');
     expect((await page.request.get('/oauth2/userinfo')).status()).toBe(401);
   });
