@@ -31,7 +31,18 @@ export interface PortalSessionWithId extends PortalSession {
 type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
 export const portalSessionTtlSeconds = 12 * 3600;
+/** The cookie's name over plain HTTP (development, tests); see portalCookieNameFor. */
 export const portalCookieName = 'nyckel_session';
+
+/**
+ * `__Host-nyckel_session` when cookies are Secure: the browser then takes it only from this exact
+ * origin, over HTTPS, with Path=/ and no Domain, so a sibling subdomain cannot plant its own
+ * signed-in session in a person's browser (signing them in as someone else) or shadow theirs.
+ * Only that name is read there.
+ */
+export function portalCookieNameFor(config: Pick<Config, 'secureCookies'>): string {
+  return config.secureCookies ? `__Host-${portalCookieName}` : portalCookieName;
+}
 
 const key = (id: string) => `session:${id}`;
 /**
@@ -123,14 +134,15 @@ export async function destroyAccountPortalSessions(ctx: SessionContext, accountI
 }
 
 /**
- * The id in the signed `nyckel_session` cookie. Works behind cookie-parser (our /auth and /api
+ * The id in the signed session cookie (`nyckel_session`, or `__Host-nyckel_session` over HTTPS). Works behind cookie-parser (our /auth and /api
  * routers) and without it (e.g. a route beside oidc-provider), by verifying the signature here.
  */
 export function portalSessionId(config: Config, req: Request): string | undefined {
-  const parsed = (req.signedCookies as Record<string, unknown> | undefined)?.[portalCookieName];
+  const name = portalCookieNameFor(config);
+  const parsed = (req.signedCookies as Record<string, unknown> | undefined)?.[name];
   if (typeof parsed === 'string' && parsed !== '') return parsed;
   if (req.signedCookies) return undefined;
-  const raw = readCookie(req.headers.cookie, portalCookieName);
+  const raw = readCookie(req.headers.cookie, name);
   if (!raw) return undefined;
   const unsigned = cookieParser.signedCookie(raw, [...config.cookieSecrets]);
   return typeof unsigned === 'string' && unsigned !== raw && unsigned !== '' ? unsigned : undefined;
@@ -143,12 +155,12 @@ export async function getPortalSession(ctx: SessionContext, req: Request): Promi
 }
 
 export function setPortalSessionCookie(res: Response, config: Config, id: string, persistent: boolean): void {
-  res.cookie(portalCookieName, id, portalCookieOptions(config, persistent));
+  res.cookie(portalCookieNameFor(config), id, portalCookieOptions(config, persistent));
 }
 
 export function clearPortalSessionCookie(res: Response, config: Config): void {
   const { maxAge: _maxAge, ...options } = portalCookieOptions(config, false);
-  res.clearCookie(portalCookieName, options);
+  res.clearCookie(portalCookieNameFor(config), options);
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {
