@@ -179,7 +179,9 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       // an interrupted pipeline can leave an index entry pointing at nothing, never a live token
       // that its grant's index no longer names.
       await Promise.all([
-        store.del(key, oidcKeys.consumed(key)),
+        // The consumed marker stays until its own TTL: a request that read this token a moment
+        // ago must still lose its claim (see revokeByGrantId).
+        store.del(key),
         payload?.grantId ? store.srem(oidcKeys.grant(payload.grantId), key) : undefined,
         payload?.accountId ? store.srem(oidcKeys.account(payload.accountId), key) : undefined,
       ]);
@@ -190,7 +192,12 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       const grantKey = oidcKeys.grant(grantId);
       const keys = await store.smembers(grantKey);
       if (keys.length === 0) return;
-      await store.del(...keys, ...keys.map(oidcKeys.consumed));
+      // The consumed markers are left to expire with their TTL (at most the model's lifetime).
+      // Deleting them would free a use: of several requests racing with one code or refresh
+      // token, the first loser revokes the grant here, and a third that had already read the
+      // token would then find no marker, claim it and be answered with new tokens, a second
+      // winner whose ID token stays valid.
+      await store.del(...keys);
       // Remove only what we deleted instead of the whole set: a token issued under this grant
       // while we ran keeps its index entry, so a later revocation still finds it.
       await Promise.all(keys.map((key) => store.srem(grantKey, key)));

@@ -79,7 +79,7 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect(await deviceCodes.findByUserCode('ABCD-EFGH')).toBeUndefined();
     });
 
-    it('marks a code consumed, keeps the first time and the TTL, and forgets it on destroy', async () => {
+    it('marks a code consumed, keeps the first time and the TTL, and keeps the mark after destroy', async () => {
       const codes = adapter('AuthorizationCode');
       await codes.upsert('code-1', { jti: 'code-1', kind: 'AuthorizationCode', grantId: 'g-consume' }, 60);
       expect((await codes.find('code-1'))?.consumed).toBeUndefined();
@@ -94,7 +94,8 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
 
       await codes.destroy('code-1');
       expect(await codes.find('code-1')).toBeUndefined();
-      expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:code-1'))).toBeNull();
+      // Kept until its TTL: a request that read the code before the destroy still loses its claim.
+      expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:code-1'))).toBe(String(consumed));
       expect(await store.smembers(oidcKeys.grant('g-consume'))).toEqual([]);
 
       // A code that is gone (destroyed while its exchange ran) cannot be consumed.
@@ -136,7 +137,7 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect((await codes.find('code-fast'))?.consumed).toBe(first);
     });
 
-    it('revokeByGrantId removes every code and token of that grant and nothing else', async () => {
+    it('revokeByGrantId removes every code and token of that grant and nothing else, leaving consumed marks to expire', async () => {
       await adapter('AuthorizationCode').upsert('g1-code', { jti: 'g1-code', grantId: 'g1' }, 60);
       await adapter('AuthorizationCode').consume('g1-code');
       await adapter('AccessToken').upsert('g1-at', { jti: 'g1-at', grantId: 'g1' }, 3600);
@@ -149,7 +150,8 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect(await adapter('AuthorizationCode').find('g1-code')).toBeUndefined();
       expect(await adapter('AccessToken').find('g1-at')).toBeUndefined();
       expect(await adapter('RefreshToken').find('g1-rt')).toBeUndefined();
-      expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:g1-code'))).toBeNull();
+      // The code's consumed mark outlives the revocation, so no racing request can claim the code.
+      expect(await store.get(oidcKeys.consumed('oidc:AuthorizationCode:g1-code'))).not.toBeNull();
       expect(await store.smembers(oidcKeys.grant('g1'))).toEqual([]);
       expect(await adapter('AccessToken').find('g2-at')).toMatchObject({ grantId: 'g2' });
     });

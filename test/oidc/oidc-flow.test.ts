@@ -204,6 +204,24 @@ describe('a relying party signs a person in with openid-client', () => {
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('lets exactly one of many simultaneous uses of a code or a refresh token win (the first loser revoking the grant must not free the use for a third)', async () => {
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const many = 8;
+    for (let trial = 0; trial < 4; trial += 1) {
+      const authorization = await authorizationRequest(config);
+      const callback = await codeFrom(browser, authorization);
+      const checks = { pkceCodeVerifier: authorization.verifier, expectedState: authorization.state, expectedNonce: authorization.nonce };
+      const exchanges = await Promise.allSettled(Array.from({ length: many }, () => client.authorizationCodeGrant(config, callback, checks)));
+      expect(exchanges.filter((r) => r.status === 'fulfilled'), `code, trial ${trial}`).toHaveLength(1);
+
+      const fresh = await authorizationRequest(config);
+      const tokens = await exchange(config, await codeFrom(browser, fresh), fresh);
+      const refreshes = await Promise.allSettled(Array.from({ length: many }, () => client.refreshTokenGrant(config, tokens.refresh_token!)));
+      expect(refreshes.filter((r) => r.status === 'fulfilled'), `refresh token, trial ${trial}`).toHaveLength(1);
+    }
+  });
+
   it('answers 503 when the store fails as a code is consumed, writes nothing, and redeems the same code afterwards', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
