@@ -5,6 +5,7 @@ import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
+import { logProviderErrors } from './error-log.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
@@ -153,6 +154,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
+  logProviderErrors(provider, ctx.logger);
   signInSilentRequests(ctx, provider);
   provider.use(settleTokenRequests(provider, ctx.store));
   provider.use(recordSigningIn(ctx));

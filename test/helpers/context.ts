@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import type { Context } from '../../src/context.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
@@ -49,6 +49,8 @@ export interface TestContextOptions {
   /** SMTP URL of a test mail server (see mail-server.ts). */
   smtpUrl?: string;
   env?: Record<string, string>;
+  /** The app's logger; silent unless TEST_LOG_LEVEL says otherwise. */
+  logger?: Logger;
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
@@ -63,7 +65,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     ...options.env,
   });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   let offset = 0;
   const store = createStore({ redisUrl: config.redisUrl, prefix: config.storePrefix, now: () => Date.now() + offset });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: `${config.dataDir}/outbox-test`, logger });
