@@ -11,6 +11,7 @@ import { isUnavailable } from '../http/error-handler.ts';
 import { acrOf } from './acr.ts';
 import { portalSessionReason } from './portal-session-check.ts';
 import { tokenTtl } from './provider.ts';
+import { uiLanguage } from './ui-locales.ts';
 import { getPortalSession, linkOidcSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -111,8 +112,8 @@ function sessionSatisfies(session: PortalSessionWithId, details: Details, now: D
 
 function loginUrl(details: Details): string {
   const query = new URLSearchParams({ client_id: String(details.params.client_id), interaction: details.uid });
-  const locale = typeof details.params.ui_locales === 'string' ? details.params.ui_locales.split(' ')[0] : undefined;
-  if (locale === 'sv' || locale === 'en') query.set('lang', locale);
+  const locale = uiLanguage(details.params.ui_locales);
+  if (locale) query.set('lang', locale);
   if (typeof details.params.login_hint === 'string' && details.params.login_hint.includes('@')) {
     query.set('email', details.params.login_hint);
   }

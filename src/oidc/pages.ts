@@ -1,4 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { uiLanguage } from './ui-locales.ts';
 
 const escape = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -30,12 +31,7 @@ const texts = {
 
 /** Swedish when the request asks for it (ui_locales, then Accept-Language), else English. */
 function language(ctx: KoaContextWithOIDC): keyof typeof texts {
-  const requested = ctx.oidc?.params?.ui_locales;
-  if (typeof requested === 'string') {
-    const first = requested.split(' ').find((l) => l.startsWith('sv') || l.startsWith('en'));
-    if (first) return first.startsWith('sv') ? 'sv' : 'en';
-  }
-  return ctx.acceptsLanguages('en', 'sv') === 'sv' ? 'sv' : 'en';
+  return uiLanguage(ctx.oidc?.params?.ui_locales) ?? (ctx.acceptsLanguages('en', 'sv') === 'sv' ? 'sv' : 'en');
 }
 
 /**

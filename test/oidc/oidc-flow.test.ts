@@ -636,6 +636,16 @@ describe('a relying party signs a person in with openid-client', () => {
     for (const html of [sv, english, errorPage]) expect(html).not.toMatch(/(src|href)=["']?https?:|@import/);
   });
 
+  it('opens /login in the first language of ui_locales that Nyckel speaks, region subtags and all', async () => {
+    const config = await discover('rp-one');
+    for (const [uiLocales, lang] of [['fi sv-SE en', 'sv'], ['en-GB', 'en'], ['de fr', null]] as const) {
+      const browser = new BrowserLike(server.base);
+      const { url } = await browser.follow((await authorizationRequest(config, { ui_locales: uiLocales })).url.toString());
+      expect(url.pathname, uiLocales).toBe('/login');
+      expect(url.searchParams.get('lang'), uiLocales).toBe(lang);
+    }
+  });
+
   it('publishes discovery metadata that certified clients rely on', async () => {
     const response = await fetch(`${server.issuer}/.well-known/openid-configuration`);
     const metadata = (await response.json()) as Record<string, string[] | string>;

@@ -1,0 +1,12 @@
+/**
+ * The first language of an OIDC `ui_locales` (space-separated BCP 47 tags, most preferred first)
+ * that Nyckel speaks, by primary subtag: `fi sv-SE en` is Swedish. Undefined when none is.
+ */
+export function uiLanguage(uiLocales: unknown): 'sv' | 'en' | undefined {
+  if (typeof uiLocales !== 'string') return undefined;
+  for (const tag of uiLocales.split(' ').slice(0, 20)) {
+    const primary = tag.toLowerCase().split('-')[0];
+    if (primary === 'sv' || primary === 'en') return primary;
+  }
+  return undefined;
+}
