@@ -13,7 +13,9 @@ describe('production V8 flags', () => {
 
   it('are what npm start runs the compiled server with, once the builds are fresh', () => {
     const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
-    expect(scripts.start).toBe(`node scripts/start.ts && node ${flags} ${serverEntry}`);
+    // exec: the server replaces npm's shell, so a signal to npm (a process manager's stop) reaches it
+    // instead of leaving it running on its own.
+    expect(scripts.start).toBe(`node scripts/start.ts && exec node ${flags} ${serverEntry}`);
   });
 
   it("are on the Docker image's command line, and docker-compose.yml runs that command", () => {
