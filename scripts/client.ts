@@ -1,8 +1,9 @@
 /**
- * `npm run client -- add <client_id> --redirect <uri> [--redirect <uri>] [--logout <uri>] [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]`
- * `npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>]… [--name <name>] [--alg ES256|RS256]`
+ * `npm run client -- add <client_id> --redirect <uri> [--redirect <uri>]… [--logout <uri>]… [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]`
+ * `npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>… | --no-logout] [--name <name>] [--alg ES256|RS256]`
  * `npm run client -- rotate-secret <client_id>`
  * `npm run client -- list`
+ * `npm run client -- help` (or `--help`, `-h`)
  *
  * `add` never touches an existing client and `update` changes only what it is given: re-running
  * `add` used to replace the secret of a deployed relying party (and drop its other settings).
@@ -14,10 +15,21 @@ import { clientCacheMs, insertClient, rotateClientSecret, updateClient, type Cli
 import { withContext } from './cli-context.ts';
 
 const usage = [
-  'usage: npm run client -- add <client_id> --redirect <uri> [--redirect <uri>] [--logout <uri>] [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]',
-  '       npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>]… [--name <name>] [--alg ES256|RS256]',
+  'usage: npm run client -- add <client_id> --redirect <uri> [--redirect <uri>]… [--logout <uri>]… [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]',
+  '       npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>… | --no-logout] [--name <name>] [--alg ES256|RS256]',
   '       npm run client -- rotate-secret <client_id>',
   '       npm run client -- list',
+  '       npm run client -- help',
+  '',
+  '  --redirect <uri>   a redirect URI; repeat for more (update: the list given replaces the stored one)',
+  '  --logout <uri>     a post-logout redirect URI; repeat for more (update: replaces the stored list)',
+  '  --no-logout        update: remove every post-logout redirect URI',
+  '  --public           a public client (SPA, native app): PKCE alone, no secret',
+  '  --secret <secret>  add: this secret instead of a generated one (confidential clients only)',
+  '  --name <name>      the name shown to people signing in',
+  '  --alg ES256|RS256  the ID token signing algorithm (default ES256)',
+  '',
+  'add refuses an existing client_id; update keeps the secret and the client type; rotate-secret prints a new secret once.',
 ].join('\n');
 
 const options = {
@@ -27,12 +39,14 @@ const options = {
   name: { type: 'string' },
   secret: { type: 'string' },
   alg: { type: 'string' },
+  'no-logout': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** The options each command takes; any other one is a usage error, not silently ignored. */
 const allowed: Record<string, (keyof typeof options)[]> = {
   add: ['redirect', 'logout', 'public', 'name', 'secret', 'alg'],
-  update: ['redirect', 'logout', 'name', 'alg'],
+  update: ['redirect', 'logout', 'no-logout', 'name', 'alg'],
   'rotate-secret': [],
   list: [],
 };
@@ -50,6 +64,10 @@ try {
 }
 const { positionals, values } = parsed;
 const [command, clientId, ...extra] = positionals;
+if (values.help || command === 'help') {
+  console.log(usage);
+  process.exit(0);
+}
 const takes = command === undefined ? undefined : allowed[command];
 if (!takes || extra.length > 0 || (command === 'list') !== (clientId === undefined)) usageError();
 const misplaced = Object.keys(values).filter((option) => !takes.includes(option as keyof typeof options));
@@ -59,6 +77,11 @@ if (misplaced.length) {
       ? 'update keeps the client type and its secret; `rotate-secret <client_id>` makes a new secret'
       : `${command} takes no --${misplaced.join(', --')}`,
   );
+}
+if (values.logout && values['no-logout']) usageError('--logout and --no-logout exclude each other');
+// A public client has no secret: storing the given one would only hide that it is never checked.
+if (values.public && values.secret !== undefined) {
+  usageError('a public client (--public) has no secret: it authenticates with PKCE alone. Leave out --secret, or --public for a confidential client.');
 }
 const alg = values.alg as 'ES256' | 'RS256' | undefined;
 
@@ -91,7 +114,12 @@ await withContext(async (ctx) => {
       // A given secret is not echoed: whoever gave it has it.
       report(id, write, (metadata) => [`Client ${id} saved.`, ...(metadata.client_secret && !values.secret ? [secretLine(metadata)] : [])]);
     } else if (command === 'update') {
-      const changes = { client_name: values.name, redirect_uris: values.redirect, post_logout_redirect_uris: values.logout, id_token_signed_response_alg: alg };
+      const changes = {
+        client_name: values.name,
+        redirect_uris: values.redirect,
+        post_logout_redirect_uris: values['no-logout'] ? [] : values.logout,
+        id_token_signed_response_alg: alg,
+      };
       report(id, await updateClient(ctx.db, id, changes), () => [`Client ${id} updated.`, cacheNote]);
     } else {
       report(id, await rotateClientSecret(ctx.db, id), (metadata) => [`Client ${id} has a new secret.`, secretLine(metadata), cacheNote]);
@@ -103,12 +131,33 @@ await withContext(async (ctx) => {
   }
 });
 
+/** One block per client, its lists one URI a line, for reading in a terminal. */
 async function list(ctx: Context): Promise<void> {
   const rows = await ctx.db('oidc_clients').orderBy('client_id').select('client_id', 'metadata');
-  for (const row of rows) {
-    const meta = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
-    console.log(`${row.client_id}\t${meta.token_endpoint_auth_method}\t${meta.redirect_uris.join(' ')}`);
-  }
+  const blocks = rows.map((row) => describeClient(typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata));
+  console.log(blocks.length ? blocks.join('\n\n') : 'No clients.');
+}
+
+interface ListedMetadata {
+  client_id: string;
+  client_name?: string;
+  token_endpoint_auth_method: string;
+  id_token_signed_response_alg?: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
+}
+
+function describeClient(meta: ListedMetadata): string {
+  const field = (label: string, values: string[]) =>
+    `  ${label.padEnd(13)} ${values.length ? values.join(`\n  ${' '.repeat(13)} `) : '(none)'}`;
+  return [
+    meta.client_id,
+    field('name', [meta.client_name ?? meta.client_id]),
+    field('type', [meta.token_endpoint_auth_method === 'none' ? 'public (PKCE only)' : `confidential (${meta.token_endpoint_auth_method})`]),
+    field('ID token alg', [meta.id_token_signed_response_alg ?? 'ES256']),
+    field('redirect', meta.redirect_uris),
+    field('post-logout', meta.post_logout_redirect_uris ?? []),
+  ].join('\n');
 }
 
 function report(id: string, write: ClientWrite, lines: (metadata: Record<string, unknown>) => string[]): void {

@@ -1,13 +1,26 @@
 /**
  * `npm run keys -- rotate`: new signing keys, published at once and signing after the publish
  * delay (`--now` skips it: for a single instance); the old ones verify for the grace period.
+ * `npm run keys -- help` (or `--help`, `-h`): the usage.
  */
 import { keyPublishSeconds, retiredKeyGraceSeconds, rotateSigningKeys } from '../src/oidc/keys.ts';
 import { withContext } from './cli-context.ts';
 
-const [command, ...options] = process.argv.slice(2);
+const usage = [
+  'usage: npm run keys -- rotate [--now]',
+  '       npm run keys -- help',
+  '',
+  '  rotate  new signing keys: published at once, signing after the publish delay; the old ones keep verifying for a grace period',
+  '  --now   sign with them at once, without the publish delay (a single instance only)',
+].join('\n');
+const args = process.argv.slice(2);
+if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+  console.log(usage);
+  process.exit(0);
+}
+const [command, ...options] = args;
 if (command !== 'rotate' || options.some((option) => option !== '--now')) {
-  console.error('usage: npm run keys -- rotate [--now]');
+  console.error(usage);
   process.exit(64);
 }
 await withContext(async (ctx) => {

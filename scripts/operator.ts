@@ -2,6 +2,7 @@
  * `npm run operator -- grant <email> [support|admin]`   (default support)
  * `npm run operator -- revoke <email>`
  * `npm run operator -- list`
+ * `npm run operator -- help` (or `--help`, `-h`)
  *
  * Only an account with a second factor (TOTP or passkey) can be granted a role. Operators still
  * sign in through /login and need that second factor in the session to use the console.
@@ -19,8 +20,13 @@ import {
 } from '../src/admin/operators.repository.ts';
 import { withContext } from './cli-context.ts';
 
-const usage = `usage: npm run operator -- grant <email> [${operatorRoles.join('|')}] | revoke <email> | list`;
-const [command, email, roleArg, ...extra] = process.argv.slice(2);
+const usage = `usage: npm run operator -- grant <email> [${operatorRoles.join('|')}] | revoke <email> | list | help`;
+const args = process.argv.slice(2);
+if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+  console.log(`${usage}\n\nA role (default support) can be granted only to an account with an authenticator app (TOTP) or a passkey.`);
+  process.exit(0);
+}
+const [command, email, roleArg, ...extra] = args;
 const role = roleArg ?? 'support';
 
 const valid =

@@ -42,7 +42,9 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client', () => {
 
     const listed = await npmRun('client', ['list']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain('cli-test\tclient_secret_basic\thttp://localhost:9999/callback');
+    expect(listed.stdout).toContain(
+      'cli-test\n  name          CLI test\n  type          confidential (client_secret_basic)\n  ID token alg  ES256\n  redirect      http://localhost:9999/callback\n',
+    );
     expect(listed.stdout).not.toContain('client_secret:');
   }, 60_000);
 
@@ -101,7 +103,9 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client', () => {
   it('update keeps a public client public; rotate-secret refuses it', async () => {
     expect((await npmRun('client', ['add', 'cli-spa', '--public', '--redirect', 'http://localhost:9998/cb'])).code).toBe(0);
     expect((await npmRun('client', ['update', 'cli-spa', '--redirect', 'http://localhost:9998/cb', '--redirect', 'http://localhost:9998/cb2'])).code).toBe(0);
-    expect((await npmRun('client', ['list'])).stdout).toContain('cli-spa\tnone\thttp://localhost:9998/cb http://localhost:9998/cb2\n');
+    expect((await npmRun('client', ['list'])).stdout).toContain(
+      'cli-spa\n  name          cli-spa\n  type          public (PKCE only)\n  ID token alg  ES256\n  redirect      http://localhost:9998/cb\n                http://localhost:9998/cb2\n',
+    );
     const rotated = await npmRun('client', ['rotate-secret', 'cli-spa']);
     expect([rotated.code, rotated.stderr.trim()]).toEqual([1, 'nyckel: client cli-spa is public (PKCE only): it has no secret to rotate.']);
     const unknown = await npmRun('client', ['update', 'cli-nobody', '--name', 'x']);
