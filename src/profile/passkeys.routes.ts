@@ -5,17 +5,11 @@ import { registrationResponseSchema } from '../credentials/webauthn/webauthn.sch
 import { parse } from '../http/validate.ts';
 import { requireJsonBody } from './json-body.ts';
 import { finishPasskeyRegistration, listAccountPasskeys, removePasskey, startPasskeyRegistration } from './passkeys.service.ts';
+import { passkeyNameSchema } from './profile.schemas.ts';
 import { requireSignedIn } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
-/** Control characters would end up in the audit log and the profile list. */
-const nameSchema = z
-  .string()
-  .trim()
-  .max(64)
-  .refine((name) => !/\p{Cc}/u.test(name), 'Invalid name');
-
-const verifyBody = z.object({ response: registrationResponseSchema, name: nameSchema.nullish() });
+const verifyBody = z.object({ response: registrationResponseSchema, name: passkeyNameSchema.nullish() });
 
 /**
  * The signed-in person's passkeys (portal session cookie; 401 `unauthorized` without one).
@@ -29,7 +23,7 @@ export function createPasskeysRouter(ctx: Context): Router {
     res.json(await listAccountPasskeys(ctx, await requireSignedIn(ctx, req)));
   });
 
-  router.post('/auth/passkeys/options', async (req, res) => {
+  router.post('/auth/passkeys/options', requireJsonBody, async (req, res) => {
     res.json(await startPasskeyRegistration(ctx, await requireSignedIn(ctx, req)));
   });
 

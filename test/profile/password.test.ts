@@ -72,11 +72,11 @@ describe('POST /api/accounts/password', () => {
     expect(audit).toEqual([{ via: 'profile', sign_out_others: true }]);
   });
 
-  it('leaves other sessions alone unless asked', async () => {
+  it('leaves other sessions alone when asked to (sign_out_others: false)', async () => {
     const { email } = await person(server);
     const other = await signedInBrowser(server, email);
     const browser = await signedInBrowser(server, email);
-    expect(await change(browser, { current_password: PASSWORD, new_password: NEW_PASSWORD })).toEqual({ status: 200, body: { signed_out: 0 } });
+    expect(await change(browser, { current_password: PASSWORD, new_password: NEW_PASSWORD, sign_out_others: false })).toEqual({ status: 200, body: { signed_out: 0 } });
     expect((await getJson(other, '/oauth2/userinfo')).status).toBe(200);
   });
 

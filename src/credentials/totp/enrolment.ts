@@ -73,8 +73,9 @@ export async function pendingEnrolment(ctx: EnrolContext, owner: EnrolmentOwner)
  * Activates the pending secret with a code of it: stores it sealed as a `totp` credential and
  * deletes the account's other TOTP credentials in the same transaction (one two-factor method
  * is kept; Re-register replaces). The pending secret is taken with getDel, so of two concurrent
- * activations one wins and the other answers `totp/no-pending`. The code's time step is marked
- * used, so the code just typed cannot be replayed at a sign-in.
+ * activations one wins and the other answers `totp/no-pending`. The code's time step is claimed
+ * for the new credential before the transaction commits, so no sign-in can see the credential
+ * without it: neither the code just typed nor an earlier one of the window works at a sign-in.
  */
 export async function activateTotp(
   ctx: Pick<Context, 'store' | 'secretBox' | 'now' | 'db'>,
@@ -89,9 +90,10 @@ export async function activateTotp(
   if ((await ctx.store.getDel(pendingKey(owner.id))) !== pending.raw) throw profileErrors.totpNoPending();
 
   const now = ctx.now();
-  const result = await ctx.db.transaction(async (trx) => {
+  return ctx.db.transaction(async (trx) => {
     await lockAccountRow(trx, owner.account_id);
     const id = await insertTotpCredential(trx, owner.account_id, ctx.secretBox.seal(pending.secret), now);
+    await claimTimeStep(ctx, id, step);
     const replaced = await deleteOtherTotpCredentials(trx, owner.account_id, id);
     await recordAudit(trx, {
       action: 'totp.activated',
@@ -104,6 +106,4 @@ export async function activateTotp(
     });
     return { id, replaced };
   });
-  await claimTimeStep(ctx, result.id, step);
-  return result;
 }

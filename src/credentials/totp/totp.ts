@@ -13,10 +13,19 @@ export const totpToleranceSteps = 1;
 export const totpIssuer = 'Nyckel';
 
 /**
- * How long a used code is remembered: a code of step T is accepted while the verifier's step is
+ * How long a step's mark is kept: a code of step T is accepted while the verifier's step is
  * T-1..T+1, i.e. for at most three steps after it was first accepted; one more step is margin.
+ * The marks of the steps below T (see claimTimeStep) are needed for less.
  */
 const usedCodeTtlSeconds = (2 * totpToleranceSteps + 2) * totpPeriodSeconds;
+
+/**
+ * The steps below an accepted step T marked used with it. A code of T is accepted while the
+ * verifier's step is at least T - tolerance, so from then on the verifier accepts no step below
+ * T - 2·tolerance; one step more covers a verifier whose clock is up to a step behind (several
+ * instances sharing one store).
+ */
+const stepsMarkedBelow = 2 * totpToleranceSteps + 1;
 
 /** A fresh secret: 20 random bytes (160 bits, RFC 4226's recommendation), Base32 without padding. */
 export function newTotpSecret(): string {
@@ -59,10 +68,17 @@ export async function matchTotp(secret: string, code: string, at: Date): Promise
 }
 
 /**
- * RFC 6238 §5.2: a code is accepted once. The first caller to write `totp-used:<credential>:<step>`
- * wins (setIfAbsent is atomic in both stores), so of two simultaneous submissions of one code
- * exactly one gets true. Keyed per credential: two credentials never share a replay mark.
+ * RFC 6238 §5.2 and NIST SP 800-63B 5.1.4.2: once a code of step T was accepted for a credential,
+ * only codes of later steps are. Accepting T claims `totp-used:<credential>:<T>` (written only if
+ * absent) and, in the same atomic store operation (claimAndWrite), marks the steps below T that a
+ * verifier could still accept. So after T, the code of T-1 (still inside the window) finds its
+ * step marked and is refused; of simultaneous submissions of one step's code exactly one claims
+ * it; and of simultaneous codes of T-1 and T, either T-1 runs first and T follows it (increasing),
+ * or T runs first and T-1 is refused. Never an older step after a newer one. Keyed per credential:
+ * two credentials never share a mark.
  */
 export async function claimTimeStep(ctx: Pick<Context, 'store'>, credentialId: string, timeStep: number): Promise<boolean> {
-  return ctx.store.setIfAbsent(`totp-used:${credentialId}:${timeStep}`, '1', usedCodeTtlSeconds);
+  const key = (step: number) => `totp-used:${credentialId}:${step}`;
+  const below = Array.from({ length: stepsMarkedBelow }, (_, i) => ({ key: key(timeStep - 1 - i), value: '1', ttlSeconds: usedCodeTtlSeconds, sets: [] }));
+  return ctx.store.claimAndWrite({ key: key(timeStep), value: '1', ttlSeconds: usedCodeTtlSeconds }, below);
 }

@@ -25,8 +25,9 @@ export function openTotpSecret(ctx: Pick<Context, 'secretBox' | 'logger'>, crede
  * The authenticator-app code as the second factor (amr `otp`; the login service adds `mfa`).
  * Runs only after a first factor (MfaRequired, TOTPResetRequired). Every TOTP credential of the
  * account is tried, so in TOTPResetRequired the matching one is named in `credentialId`. A code
- * that matches but was already accepted for that credential (replay, or the loser of two
- * simultaneous submissions) answers exactly like a wrong one and counts as a failure.
+ * that matches but whose step is not later than one already accepted for that credential (a
+ * replay, an older code of the window, or the loser of two simultaneous submissions; see
+ * claimTimeStep) answers exactly like a wrong one and counts as a failure.
  */
 export const totpVerifier: Verifier<TotpProof> = {
   kind: 'second',
