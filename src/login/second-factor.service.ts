@@ -9,7 +9,7 @@ import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts'
 import { assertState, requireLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from './lockout.ts';
 import type { SessionRef } from './login.service.ts';
-import { rememberDevice } from './remembered-device.ts';
+import { publicDeviceId, rememberDevice } from './remembered-device.ts';
 
 /** Codes a login session may try in MfaRequired or TOTPResetRequired before it is ended. */
 export const maxMfaAttempts = 5;
@@ -99,6 +99,8 @@ async function proveSecondFactor(
  * verify-mfa (MfaRequired): the authenticator code, then the next step (normally Done). With
  * `remember`, this browser is remembered for the account (MfaRequired is the one state that
  * allows it: `allow_totp_remember`, false for operator accounts, whose `remember` is ignored).
+ * A remembered browser skips the code from then on, so it is audited (`device.remembered`) by its
+ * public id, as the profile lists and revokes it: the cookie value would sign the code step in.
  */
 export async function verifyTotp(
   ctx: Context,
@@ -109,7 +111,17 @@ export async function verifyTotp(
   const { session, facts } = await proveSecondFactor(ctx, ref, 'MfaRequired', input.code, info);
   const outcome = await advance(ctx, session, facts, info);
   if (!input.remember || session.remember_device_allowed === false) return outcome;
-  const deviceId = await rememberDevice(ctx, facts.account!.id, info.userAgent, info.deviceId);
+  const accountId = facts.account!.id;
+  const deviceId = await rememberDevice(ctx, accountId, info.userAgent, info.deviceId);
+  await recordAudit(ctx.db, {
+    action: 'device.remembered',
+    actor_id: accountId,
+    target_account_id: accountId,
+    ip: info.ip,
+    user_agent: info.userAgent,
+    details: { device_id: publicDeviceId(deviceId) },
+    at: ctx.now(),
+  });
   return { ...outcome, rememberedDeviceId: deviceId };
 }
 

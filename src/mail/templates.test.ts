@@ -24,6 +24,19 @@ describe('renderMail', () => {
     { kind: 'reset_link', link: 'https://id.example/login/set-password/abc', minutes: 60 },
     { kind: 'migration_reset_link', link: 'https://id.example/login/set-password/abc', minutes: 60 },
     { kind: 'password_changed' },
+    ...(
+      [
+        'passkey_registered',
+        'passkey_removed',
+        'totp_activated',
+        'totp_replaced',
+        'totp_removed',
+        'upstream_linked',
+        'credential_removed',
+        'operator_credential_removed',
+        'password_created',
+      ] as const
+    ).map((change): MailTemplate => ({ kind: 'security_notice', change, credentialType: 'oidc', provider: 'google', at: new Date('2025-05-03T14:02:00Z') })),
   ];
   it.each(templates.flatMap((t) => (['en', 'sv'] as const).map((l) => [t.kind, l, t] as const)))('%s in %s has text and HTML', (_kind, language, template) => {
     const mail = renderMail('a@example.com', language, template);
@@ -38,6 +51,28 @@ describe('renderMail', () => {
 
   it('gives the unknown-account notice no code', () => {
     expect(renderMail('a@example.com', 'en', { kind: 'unknown_account' }).text).not.toMatch(/\d{6}/);
+  });
+
+  it('tells each security notice apart by its subject, in both languages', () => {
+    for (const language of ['en', 'sv'] as const) {
+      const notices = templates.filter((t) => t.kind === 'security_notice').map((t) => renderMail('a@example.com', language, t));
+      expect(new Set(notices.map((m) => m.subject)).size).toBe(notices.length);
+      for (const mail of notices) {
+        expect(mail.kind).toBe('security_notice');
+        expect(mail.text).toContain('2025');
+        expect(mail.text).toContain('14:02 UTC');
+        expect(mail.text).not.toMatch(/https?:/);
+      }
+    }
+  });
+
+  it('names the browser of a security notice from known names only, and a valid IP address only', () => {
+    const render = (userAgent: string, ip: string) =>
+      renderMail('a@example.com', 'en', { kind: 'security_notice', change: 'passkey_registered', at: new Date('2025-05-03T14:02:00Z'), userAgent, ip }).text;
+    expect(render('Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15', '2001:db8::1')).toContain(
+      'This happened on 3 May 2025 at 14:02 UTC in Safari on macOS from the IP address 2001:db8::1.',
+    );
+    expect(render('Visit evil.example to keep your account', 'evil.example')).toContain('This happened on 3 May 2025 at 14:02 UTC.');
   });
 
   it('escapes HTML', () => {

@@ -1,4 +1,5 @@
 import type { MailMessage } from './mailer.ts';
+import { renderSecurityNotice, type SecurityNoticeTemplate } from './security-notice.template.ts';
 
 export type MailLanguage = 'en' | 'sv';
 
@@ -8,16 +9,19 @@ export type MailTemplate =
   | { kind: 'reset_link'; link: string; minutes: number }
   | { kind: 'migration_reset_link'; link: string; minutes: number }
   | { kind: 'password_changed' }
-  | { kind: 'password_setup_link'; link: string; minutes: number };
+  | { kind: 'password_setup_link'; link: string; minutes: number }
+  | SecurityNoticeTemplate;
 
-interface Rendered {
+export interface Rendered {
   subject: string;
   /** Paragraphs; the first is the greeting line, {{action}} marks where the code or link goes. */
   lines: string[];
   action?: { text: string; href?: string };
 }
 
-const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<MailTemplate, { kind: K }>) => Rendered }> = {
+type CopiedKind = Exclude<MailTemplate['kind'], 'security_notice'>;
+
+const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, { kind: K }>) => Rendered }> = {
   en: {
     email_code: (t) => ({
       // Not in the subject: subjects show on lock screens and in mail logs.
@@ -95,8 +99,8 @@ const copy: Record<MailLanguage, { [K in MailTemplate['kind']]: (t: Extract<Mail
 
 /** A message in plain text and simple HTML; the code or link sits after the first paragraph. */
 export function renderMail(to: string, language: MailLanguage, template: MailTemplate): MailMessage {
-  const render = copy[language][template.kind] as (t: MailTemplate) => Rendered;
-  const { subject, lines, action } = render(template);
+  const { subject, lines, action } =
+    template.kind === 'security_notice' ? renderSecurityNotice(language, template) : (copy[language][template.kind] as (t: MailTemplate) => Rendered)(template);
   const [first, ...rest] = lines;
   const actionText = action ? (action.href ? action.href : action.text) : undefined;
   const text = `${[first, ...(actionText ? [actionText] : []), ...rest, '— Nyckel'].join('\n\n')}\n`;

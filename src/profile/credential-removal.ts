@@ -5,10 +5,11 @@ import { countCredentials, listCredentials, type CredentialRecord, type Credenti
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { errors } from '../http/app-error.ts';
 import { firstFactorCredentials } from '../login/next-step.ts';
-import { revokeAllRememberedDevices } from '../login/remembered-device.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { forgetRememberedDevices } from './device-revocation.ts';
 import { profileErrors } from './profile-errors.ts';
 import { deleteCredential, isOperator } from './profile.repository.ts';
+import { notifySecurityChange, type SecurityChange } from './security-notice.ts';
 import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
@@ -42,7 +43,7 @@ const secondFactorTypes = new Set(['totp', 'webauthn']);
  *
  * On success (204) the removal is audited (`passkey.removed` for a passkey, else
  * `credential.removed`); when the account's last TOTP goes, its remembered
- * devices go too.
+ * devices go too (`devices.revoked_all`). Then the holder is mailed one notice of the removal.
  */
 export async function removeCredential(
   ctx: Context,
@@ -87,6 +88,8 @@ export async function removeCredential(
     return { removed: target, rest: others };
   });
   if (removed.type === 'totp' && !rest.some((c: CredentialRecord) => c.type === 'totp')) {
-    await revokeAllRememberedDevices(ctx, session.account_id);
+    await forgetRememberedDevices(ctx, session.account_id, { reason: 'totp_removed', actorId: session.account_id, ...info });
   }
+  const change: SecurityChange = removed.type === 'webauthn' ? 'passkey_removed' : removed.type === 'totp' ? 'totp_removed' : 'credential_removed';
+  await notifySecurityChange(ctx, session.account_id, { change, credentialType: removed.type }, info);
 }

@@ -6,6 +6,7 @@ import { registerPasskey, registrationOptions, type PasskeyOwner, type Registere
 import { errors } from '../http/app-error.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { removeCredential } from './credential-removal.ts';
+import { notifySecurityChange } from './security-notice.ts';
 import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
@@ -43,7 +44,11 @@ export async function startPasskeyRegistration(ctx: Context, session: PortalSess
   return registrationOptions(ctx, await ownerOf(ctx, session));
 }
 
-/** POST /auth/passkeys/verify: checked again for a recent sign-in (the prompt may have waited). */
+/**
+ * POST /auth/passkeys/verify: checked again for a recent sign-in (the prompt may have waited).
+ * The holder is mailed once the passkey is stored: a key planted with a stolen session signs in
+ * without password or TOTP, so its owner must hear of it.
+ */
 export async function finishPasskeyRegistration(
   ctx: Context,
   session: PortalSessionWithId,
@@ -52,10 +57,12 @@ export async function finishPasskeyRegistration(
 ): Promise<RegisteredPasskey> {
   assertRecentSignIn(session, ctx.now());
   await assertSecondFactorSession(ctx, session);
-  return registerPasskey(ctx, await ownerOf(ctx, session), { response: input.response, name: input.name || defaultPasskeyName }, info);
+  const registered = await registerPasskey(ctx, await ownerOf(ctx, session), { response: input.response, name: input.name || defaultPasskeyName }, info);
+  await notifySecurityChange(ctx, session.account_id, { change: 'passkey_registered' }, info);
+  return registered;
 }
 
-/** DELETE /auth/passkeys/{id}: the profile's removal rules (recent sign-in, last way to sign in, operators). */
+/** DELETE /auth/passkeys/{id}: the profile's removal rules (recent sign-in, last way to sign in, operators) and its notice. */
 export async function removePasskey(ctx: Context, session: PortalSessionWithId, id: string, info: ClientInfo): Promise<void> {
   await removeCredential(ctx, session, id, info, 'webauthn');
 }

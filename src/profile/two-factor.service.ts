@@ -3,9 +3,11 @@ import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { activateTotp, pendingEnrolment, type PendingSecret } from '../credentials/totp/enrolment.ts';
 import { errors } from '../http/app-error.ts';
-import { listRememberedDevices, revokeAllRememberedDevices, revokeRememberedDevice, type DeviceListing } from '../login/remembered-device.ts';
+import { listRememberedDevices, revokeRememberedDevice, type DeviceListing } from '../login/remembered-device.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { forgetRememberedDevices } from './device-revocation.ts';
 import { profileErrors } from './profile-errors.ts';
+import { notifySecurityChange } from './security-notice.ts';
 import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 
 export interface ClientInfo {
@@ -35,7 +37,8 @@ export async function enrolmentQrCode(ctx: Context, session: PortalSessionWithId
 /**
  * POST /auth/tfa/activate. Spaces are dropped (apps show "123 456"). Replacing the authenticator
  * also forgets every remembered device: they were remembered on the strength of the old one,
- * and Re-register is what a person does after losing a phone.
+ * and Re-register is what a person does after losing a phone. The holder is then mailed once:
+ * `totp_activated`, or `totp_replaced` when it took the place of another.
  *
  * No recent-sign-in check here: the recent sign-in is asked when the secret is issued (setup,
  * QR code), and activation needs that secret, held in the store under this portal session for
@@ -50,8 +53,10 @@ export async function activateEnrolment(
 ): Promise<{ id: string; type: 'totp' }> {
   const code = (rawCode ?? '').replace(/\s+/g, '');
   if (code === '') throw profileErrors.totpRequired();
-  const { id } = await activateTotp(ctx, owner(session), code, info);
-  await revokeAllRememberedDevices(ctx, session.account_id);
+  const { id, replaced } = await activateTotp(ctx, owner(session), code, info);
+  const change = replaced.length > 0 ? 'totp_replaced' : 'totp_activated';
+  await forgetRememberedDevices(ctx, session.account_id, { reason: change, actorId: session.account_id, ...info });
+  await notifySecurityChange(ctx, session.account_id, { change }, info);
   return { id, type: 'totp' };
 }
 

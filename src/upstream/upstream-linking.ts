@@ -1,6 +1,7 @@
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { findOidcCredential, IdentityTakenError, insertOidcCredential } from '../credentials/oidc/oidc-credentials.repository.ts';
+import { notifySecurityChange } from '../profile/security-notice.ts';
 import { upstreamErrors } from './upstream-errors.ts';
 import type { UpstreamIdentity } from './upstream-identity.ts';
 import { issuerHost } from './upstream-providers.ts';
@@ -17,7 +18,8 @@ export interface LinkInfo {
  * Binds the identity to the account, or confirms it is already bound to it. An identity bound to
  * another account is never moved (`oauth/identity_in_use`): that account's owner must unlink it.
  * The insert and its audit event commit together; the unique index decides a race between two
- * accounts linking one identity at once.
+ * accounts linking one identity at once. A new link is then mailed to the holder (whichever way
+ * it came: an automatic link at sign-in too); confirming an existing one is not.
  */
 export async function linkIdentity(ctx: Context, accountId: string, identity: UpstreamIdentity, via: LinkVia, info: LinkInfo): Promise<string> {
   const existing = await findOidcCredential(ctx.db, identity);
@@ -26,8 +28,9 @@ export async function linkIdentity(ctx: Context, accountId: string, identity: Up
     return existing.id;
   }
   const now = ctx.now();
+  let linked: string;
   try {
-    return await ctx.db.transaction(async (trx) => {
+    linked = await ctx.db.transaction(async (trx) => {
       const credentialId = await insertOidcCredential(trx, accountId, identity, now);
       await recordAudit(trx, {
         action: 'upstream.linked',
@@ -44,4 +47,6 @@ export async function linkIdentity(ctx: Context, accountId: string, identity: Up
     if (error instanceof IdentityTakenError) throw upstreamErrors.identityInUse();
     throw error;
   }
+  await notifySecurityChange(ctx, accountId, { change: 'upstream_linked', provider: identity.provider }, info);
+  return linked;
 }

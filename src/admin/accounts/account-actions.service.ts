@@ -5,9 +5,10 @@ import { AppError, errors } from '../../http/app-error.ts';
 import { endLock } from '../../login/lockout.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { endSignInsInProgress } from '../../login/login-session.ts';
-import { revokeAllRememberedDevices } from '../../login/remembered-device.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
+import { forgetRememberedDevices } from '../../profile/device-revocation.ts';
+import { notifySecurityChange } from '../../profile/security-notice.ts';
 import { signOutEverywhere } from '../../profile/sessions.service.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole, roleAllows, secondFactorTypes } from '../operators.repository.ts';
@@ -160,10 +161,11 @@ export async function signAccountOutEverywhere(
  *
  * When the account's last TOTP goes, its remembered devices go too, after the commit, as when the
  * person removes it themselves (credential-removal.ts): they were remembered on the strength of
- * that authenticator, and would otherwise skip the code again for the next one enrolled.
+ * that authenticator, and would otherwise skip the code again for the next one enrolled. Then the
+ * holder is mailed a notice naming what support removed (never the operator or where they were).
  */
 export async function deleteAccountCredential(ctx: Context, operator: Operator, accountId: string, credentialId: string): Promise<void> {
-  const lastTotpRemoved = await ctx.db.transaction(async (trx) => {
+  const { type, lastTotpRemoved } = await ctx.db.transaction(async (trx) => {
     const row = (await trx('credentials as c')
       .join('accounts as a', 'a.id', 'c.account_id')
       .where({ 'c.id': credentialId, 'c.account_id': accountId })
@@ -186,7 +188,11 @@ export async function deleteAccountCredential(ctx: Context, operator: Operator, 
       },
       ctx.now(),
     );
-    return row.type === 'totp' && !(await trx('credentials').where({ account_id: accountId, type: 'totp' }).first('id'));
+    const lastTotp = row.type === 'totp' && !(await trx('credentials').where({ account_id: accountId, type: 'totp' }).first('id'));
+    return { type: row.type, lastTotpRemoved: lastTotp };
   });
-  if (lastTotpRemoved) await revokeAllRememberedDevices(ctx, accountId);
+  if (lastTotpRemoved) {
+    await forgetRememberedDevices(ctx, accountId, { reason: 'operator_totp_deleted', actorId: operator.account_id, ip: operator.ip, userAgent: operator.user_agent });
+  }
+  await notifySecurityChange(ctx, accountId, { change: 'operator_credential_removed', credentialType: type }, null);
 }

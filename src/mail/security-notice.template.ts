@@ -1,0 +1,201 @@
+import { isIP } from 'node:net';
+import type { MailLanguage, Rendered } from './templates.ts';
+
+/** A change to how the person signs in, each one mailed as a security notice (ASVS V2.2.3). */
+export type SecurityChange =
+  | 'passkey_registered'
+  | 'passkey_removed'
+  | 'totp_activated'
+  | 'totp_replaced'
+  | 'totp_removed'
+  | 'upstream_linked'
+  | 'credential_removed'
+  | 'operator_credential_removed'
+  | 'password_created';
+
+export interface SecurityNoticeTemplate {
+  kind: 'security_notice';
+  change: SecurityChange;
+  /** credential_removed and operator_credential_removed: the removed credential's type. */
+  credentialType?: string | undefined;
+  /** upstream_linked: google or microsoft. */
+  provider?: string | undefined;
+  at: Date;
+  /** The request's User-Agent; the mail names only the browser and system it recognises in it. */
+  userAgent?: string | null | undefined;
+  ip?: string | null | undefined;
+}
+
+interface Copy {
+  subject: (t: SecurityNoticeTemplate) => string;
+  what: (t: SecurityNoticeTemplate) => string;
+}
+
+const providerName = (provider: string | undefined) =>
+  provider === 'google' ? 'Google' : provider === 'microsoft' ? 'Microsoft' : 'Google / Microsoft';
+
+const copy: Record<MailLanguage, {
+  changes: Record<SecurityChange, Copy>;
+  types: Record<string, string>;
+  when: (when: string, browser: string | null, ip: string | null) => string;
+  byOperator: string;
+  ifNotYou: string;
+}> = {
+  en: {
+    changes: {
+      passkey_registered: {
+        subject: () => 'A passkey was added to your account',
+        what: () => 'A passkey was just added to your account. It can be used to sign in without your password.',
+      },
+      passkey_removed: {
+        subject: () => 'A passkey was removed from your account',
+        what: () => 'A passkey was just removed from your account.',
+      },
+      totp_activated: {
+        subject: () => 'An authenticator app was turned on for your account',
+        what: () => 'An authenticator app was just set up for two-step sign-in to your account.',
+      },
+      totp_replaced: {
+        subject: () => 'Your authenticator app was replaced',
+        what: () => 'The authenticator app of your account was just replaced by a new one. Codes from the old one no longer work, and remembered browsers must enter a code again.',
+      },
+      totp_removed: {
+        subject: () => 'Your authenticator app was removed',
+        what: () => 'The authenticator app was just removed from your account: signing in no longer asks for its code.',
+      },
+      upstream_linked: {
+        subject: (t) => `Sign-in with ${providerName(t.provider)} was linked to your account`,
+        what: (t) => `Your account was just linked to a ${providerName(t.provider)} account, which can now be used to sign in.`,
+      },
+      credential_removed: {
+        subject: () => 'A sign-in method was removed from your account',
+        what: (t) => `A sign-in method was just removed from your account: ${typeName('en', t.credentialType)}.`,
+      },
+      operator_credential_removed: {
+        subject: () => 'Support removed a sign-in method from your account',
+        what: (t) => `An administrator just removed a sign-in method from your account: ${typeName('en', t.credentialType)}.`,
+      },
+      password_created: {
+        subject: () => 'A password was added to your account',
+        what: () => 'A password was just created for your account. It can now be used to sign in.',
+      },
+    },
+    types: {
+      password: 'the password',
+      oidc: 'sign-in with Google or Microsoft',
+      webauthn: 'a passkey',
+      totp: 'the authenticator app',
+      other: 'another sign-in method',
+    },
+    when: (when, browser, ip) => `This happened on ${when} UTC${browser ? ` in ${browser}` : ''}${ip ? ` from the IP address ${ip}` : ''}.`,
+    byOperator: 'If you did not ask for this, contact your administrator.',
+    ifNotYou:
+      'If this was you, there is nothing more to do. If it was not, reset your password at once, remove what you do not recognise under the sign-in methods of your profile, and contact your administrator: someone else may have access to your account.',
+  },
+  sv: {
+    changes: {
+      passkey_registered: {
+        subject: () => 'En inloggningsnyckel (passkey) har lagts till på ditt konto',
+        what: () => 'En inloggningsnyckel (passkey) har just lagts till på ditt konto. Den kan användas för att logga in utan lösenord.',
+      },
+      passkey_removed: {
+        subject: () => 'En inloggningsnyckel (passkey) har tagits bort från ditt konto',
+        what: () => 'En inloggningsnyckel (passkey) har just tagits bort från ditt konto.',
+      },
+      totp_activated: {
+        subject: () => 'En autentiseringsapp har slagits på för ditt konto',
+        what: () => 'En autentiseringsapp har just ställts in för tvåstegsinloggning till ditt konto.',
+      },
+      totp_replaced: {
+        subject: () => 'Din autentiseringsapp har bytts ut',
+        what: () => 'Autentiseringsappen för ditt konto har just bytts mot en ny. Koder från den gamla fungerar inte längre, och ihågkomna webbläsare måste ange en kod igen.',
+      },
+      totp_removed: {
+        subject: () => 'Din autentiseringsapp har tagits bort',
+        what: () => 'Autentiseringsappen har just tagits bort från ditt konto: inloggningen frågar inte längre efter dess kod.',
+      },
+      upstream_linked: {
+        subject: (t) => `Inloggning med ${providerName(t.provider)} har kopplats till ditt konto`,
+        what: (t) => `Ditt konto har just kopplats till ett ${providerName(t.provider)}-konto, som nu kan användas för att logga in.`,
+      },
+      credential_removed: {
+        subject: () => 'Ett inloggningssätt har tagits bort från ditt konto',
+        what: (t) => `Ett inloggningssätt har just tagits bort från ditt konto: ${typeName('sv', t.credentialType)}.`,
+      },
+      operator_credential_removed: {
+        subject: () => 'Support har tagit bort ett inloggningssätt från ditt konto',
+        what: (t) => `En administratör har just tagit bort ett inloggningssätt från ditt konto: ${typeName('sv', t.credentialType)}.`,
+      },
+      password_created: {
+        subject: () => 'Ett lösenord har lagts till på ditt konto',
+        what: () => 'Ett lösenord har just skapats för ditt konto. Det kan nu användas för att logga in.',
+      },
+    },
+    types: {
+      password: 'lösenordet',
+      oidc: 'inloggning med Google eller Microsoft',
+      webauthn: 'en inloggningsnyckel (passkey)',
+      totp: 'autentiseringsappen',
+      other: 'ett annat inloggningssätt',
+    },
+    when: (when, browser, ip) => `Det hände ${when} UTC${browser ? ` i ${browser}` : ''}${ip ? ` från IP-adressen ${ip}` : ''}.`,
+    byOperator: 'Om du inte bad om det, kontakta din administratör.',
+    ifNotYou:
+      'Om det var du behöver du inte göra något mer. Om det inte var du, återställ lösenordet direkt, ta bort det du inte känner igen bland inloggningssätten i din profil och kontakta din administratör: någon annan kan ha tillgång till ditt konto.',
+  },
+};
+
+function typeName(language: MailLanguage, type: string | undefined): string {
+  const types = copy[language].types;
+  return (type && types[type]) || types.other!;
+}
+
+/**
+ * The notice: what changed, when, in which browser and from which address, and what to do if it
+ * was not the person. No link of any kind: a notice that signs nobody in cannot be turned into a
+ * phishing mail, and teaches people that a real one never asks them to click.
+ */
+export function renderSecurityNotice(language: MailLanguage, t: SecurityNoticeTemplate): Rendered {
+  const text = copy[language];
+  const change = text.changes[t.change];
+  const when = new Intl.DateTimeFormat(language === 'sv' ? 'sv-SE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(t.at);
+  const operator = t.change === 'operator_credential_removed';
+  // An operator's browser and address are not the person's business (nor an attacker's who holds the mailbox).
+  const where = text.when(when, operator ? null : browserName(language, t.userAgent), operator || !t.ip || isIP(t.ip) === 0 ? null : t.ip);
+  return { subject: change.subject(t), lines: [change.what(t), where, operator ? text.byOperator : text.ifNotYou] };
+}
+
+/** First match wins: Edge, Opera and Samsung Internet also say "Chrome", and Chrome also says "Safari". */
+const browsers: readonly [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
+  [/\b(?:OPR|Opera)\//, 'Opera'],
+  [/\bSamsungBrowser\//, 'Samsung Internet'],
+  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
+  [/\b(?:HeadlessChrome|Chrome|Chromium|CriOS)\//, 'Chrome'],
+  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
+];
+
+/** iPhone and iPad before macOS (they say "like Mac OS X"); Android before Linux. */
+const systems: readonly [RegExp, string][] = [
+  [/\biPhone\b/, 'iPhone'],
+  [/\biPad\b/, 'iPad'],
+  [/\bAndroid\b/, 'Android'],
+  [/\bWindows\b/, 'Windows'],
+  [/\bCrOS\b/, 'ChromeOS'],
+  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
+  [/\bLinux\b/, 'Linux'],
+];
+
+/**
+ * "Firefox on Linux", as the portal names remembered devices (portal/src/profile/device-name.ts).
+ * Only names from these tables reach the mail, never the header itself: the User-Agent is
+ * whatever the one who made the change sent, and copied into a genuine Nyckel mail it would let
+ * an attacker write their own text ("call this number to secure your account") to the victim.
+ */
+export function browserName(language: MailLanguage, userAgent: string | null | undefined): string | null {
+  const ua = userAgent?.slice(0, 512) ?? '';
+  const browser = browsers.find(([pattern]) => pattern.test(ua))?.[1];
+  const system = systems.find(([pattern]) => pattern.test(ua))?.[1];
+  if (browser && system) return `${browser} ${language === 'sv' ? 'på' : 'on'} ${system}`;
+  return browser ?? null;
+}

@@ -1,0 +1,289 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { totpCodeAt } from '../../src/credentials/totp/totp.ts';
+import { rateLimitsFor } from '../../src/http/rate-limit.ts';
+import { listRememberedDevices } from '../../src/login/remembered-device.ts';
+import { createPersona, signIn as operatorSignIn } from '../admin/harness.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { ReceivedMail } from '../helpers/mail-server.ts';
+import { authenticatorFor, registerPasskey } from '../passkeys/helpers.ts';
+import { setCookies } from '../login/journey.ts';
+import { codeAt, createTotpAccount, nextStep, passwordStep, signIn, verifyMfa, type TotpAccount, type TotpAccountOptions } from '../totp/helpers.ts';
+import { locationOf, roundTrip } from '../upstream/journey.ts';
+import { startUpstream, type TestUpstream } from '../upstream/upstream-provider.ts';
+
+/**
+ * Every change to how a person signs in is mailed to them, once, after it is made (ASVS V2.2.3):
+ * a passkey or authenticator planted with a stolen session does not go unnoticed. The remembered
+ * browsers of the TOTP step are audited when one is remembered and when all are forgotten.
+ */
+let t: TestApp;
+let google: TestUpstream;
+
+beforeAll(async () => {
+  google = await startUpstream({ kind: 'google', nyckelOrigin: 'http://127.0.0.1:3000' });
+  t = await startTestApp({ env: google.env });
+});
+afterAll(async () => {
+  await t?.close();
+  await google?.close();
+});
+
+type Browser = ReturnType<TestApp['agent']>;
+const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
+
+/** A browser that signed in just now (password, then the authenticator's code when enrolled). */
+async function signedIn(options: TotpAccountOptions = {}, userAgent = firefox): Promise<{ account: TotpAccount; browser: Browser }> {
+  const account = await createTotpAccount(t.ctx, options);
+  const browser = t.agent().set('User-Agent', userAgent);
+  await signIn(t.ctx, browser, account);
+  return { account, browser };
+}
+
+/** Sets up and activates a new authenticator from the profile. */
+async function enrol(browser: Browser): Promise<void> {
+  const { secret } = (await browser.get('/auth/tfa/setup')).body as { secret: string };
+  const res = await browser.post('/auth/tfa/activate').send({ totp_code: await totpCodeAt(secret, t.ctx.now()) });
+  expect(res.status).toBe(200);
+}
+
+/**
+ * Another browser signs in with the code and "remember this device"; answers it and the id in its
+ * `nyckel_device` cookie. In the next time step: a code is accepted once.
+ */
+async function rememberBrowser(account: TotpAccount, userAgent = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) Version/18.0 Mobile/15E148 Safari/604.1') {
+  nextStep(t.ctx);
+  const phone = t.agent().set('User-Agent', userAgent);
+  const mfa = await passwordStep(phone, account.email);
+  const done = await verifyMfa(phone, mfa.body.session_id, await codeAt(t.ctx, account.secrets[0]!), true);
+  expect(done.body.state).toBe('Done');
+  const cookie = /^nyckel_device=s%3A([^.;]+)\./.exec(setCookies(done).get('nyckel_device') ?? '')?.[1];
+  expect(cookie).toBeTruthy();
+  return { phone, cookieId: decodeURIComponent(cookie!) };
+}
+
+/** The one notice to the address: nothing else was mailed to it. */
+function onlyMail(email: string): ReceivedMail {
+  const mails = t.mail.to(email);
+  expect(mails.map((m) => m.subject)).toHaveLength(1);
+  return mails[0]!;
+}
+
+const credentialIds = (accountId: string, type: string) => t.ctx.db('credentials').where({ account_id: accountId, type }).pluck('id');
+const auditOf = (accountId: string, action: string) =>
+  t.ctx.db('audit_events').where({ target_account_id: accountId, action }).orderBy('id').select('actor_id', 'ip', 'user_agent', 'details');
+
+describe('security notices from the profile', () => {
+  it('a passkey added: what, when, in which browser and from where, what to do; no link', async () => {
+    const { account, browser } = await signedIn({ totp: 1 });
+    const { res } = await registerPasskey(browser, authenticatorFor(t), { name: 'Work laptop' });
+    expect(res.status).toBe(201);
+
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('A passkey was added to your account');
+    expect(mail.text).toContain('A passkey was just added to your account.');
+    expect(mail.text).toMatch(/This happened on \d{1,2} \w+ \d{4} at \d{2}:\d{2} UTC in Firefox on Linux from the IP address [\d.:a-f]+\./);
+    expect(mail.text).toContain('reset your password at once');
+    expect(mail.text).toContain('contact your administrator');
+    expect(mail.text).not.toMatch(/https?:\/\//);
+    expect(mail.html).not.toContain('<a ');
+    // The passkey's name is the person's own text: not repeated back into a mail.
+    expect(mail.text).not.toContain('Work laptop');
+  });
+
+  it('a passkey removed', async () => {
+    const { account, browser } = await signedIn({ totp: 1 });
+    const { res } = await registerPasskey(browser, authenticatorFor(t));
+    expect((await browser.delete(`/auth/passkeys/${res.body.id}`)).status).toBe(204);
+    expect(t.mail.to(account.email).map((m) => m.subject)).toEqual(['A passkey was added to your account', 'A passkey was removed from your account']);
+  });
+
+  it('an authenticator app turned on', async () => {
+    const { account, browser } = await signedIn({ totp: 0 });
+    await enrol(browser);
+    expect(onlyMail(account.email).subject).toBe('An authenticator app was turned on for your account');
+    // There was nothing remembered to forget: no devices.revoked_all row.
+    expect(await auditOf(account.id, 'devices.revoked_all')).toEqual([]);
+  });
+
+  it('an authenticator app replaced (Re-register): one notice, and the remembered browsers are forgotten, audited with their count', async () => {
+    const { account, browser } = await signedIn({ totp: 1 });
+    await rememberBrowser(account);
+    expect(await listRememberedDevices(t.ctx, account.id, undefined)).toHaveLength(1);
+    await enrol(browser);
+
+    expect(await listRememberedDevices(t.ctx, account.id, undefined)).toEqual([]);
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('Your authenticator app was replaced');
+    expect(await auditOf(account.id, 'devices.revoked_all')).toEqual([
+      { actor_id: account.id, ip: expect.any(String), user_agent: firefox, details: { count: 1, reason: 'totp_replaced' } },
+    ]);
+  });
+
+  it('an authenticator app removed: one notice, the remembered browsers forgotten and audited', async () => {
+    const { account, browser } = await signedIn({ totp: 1 });
+    await rememberBrowser(account);
+    await rememberBrowser(account, 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36 Edg/140.0');
+    expect((await browser.delete(`/oauth2/userinfo/credentials/${account.totpIds[0]}`)).status).toBe(204);
+
+    expect(onlyMail(account.email).subject).toBe('Your authenticator app was removed');
+    expect(await auditOf(account.id, 'devices.revoked_all')).toEqual([
+      { actor_id: account.id, ip: expect.any(String), user_agent: firefox, details: { count: 2, reason: 'totp_removed' } },
+    ]);
+  });
+
+  it('another sign-in method removed names its type', async () => {
+    const { account, browser } = await signedIn({ totp: 0, oidc: ['accounts.google.com'] });
+    const [oidc] = await credentialIds(account.id, 'oidc');
+    expect((await browser.delete(`/oauth2/userinfo/credentials/${oidc}`)).status).toBe(204);
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('A sign-in method was removed from your account');
+    expect(mail.text).toContain('A sign-in method was just removed from your account: sign-in with Google or Microsoft.');
+  });
+
+  it('a Google account linked from the profile', async () => {
+    const { account, browser } = await signedIn({ totp: 0 });
+    const res = await roundTrip(browser, google, '/auth/link/oauth/google?from=%2Fprofile', { account: { sub: `notice-${Date.now()}` } });
+    expect(locationOf(res)).toBe('/profile?linked=google');
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('Sign-in with Google was linked to your account');
+    expect(mail.text).toContain('Your account was just linked to a Google account, which can now be used to sign in.');
+  });
+
+  it('in the account’s language, whatever the browser asks for', async () => {
+    const { account, browser } = await signedIn({ totp: 0 });
+    await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'sv' });
+    const { secret } = (await browser.get('/auth/tfa/setup')).body as { secret: string };
+    const res = await browser.post('/auth/tfa/activate').set('Accept-Language', 'en-GB,en').send({ totp_code: await totpCodeAt(secret, t.ctx.now()) });
+    expect(res.status).toBe(200);
+
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('En autentiseringsapp har slagits på för ditt konto');
+    expect(mail.text).toMatch(/Det hände \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} UTC i Firefox på Linux från IP-adressen /);
+    expect(mail.text).toContain('återställ lösenordet direkt');
+    expect(mail.html).toContain('lang="sv"');
+  });
+
+  it('is not held back by a spent mail budget: whoever spends it cannot silence the notice of their own change', async () => {
+    const { account, browser } = await signedIn({ totp: 0 });
+    const limits = rateLimitsFor(t.ctx);
+    let spent = 0;
+    try {
+      for (; spent < 20; spent += 1) await limits.consume('mail', account.email);
+    } catch (error) {
+      expect(error).toMatchObject({ type: 'too_many_requests' });
+    }
+    expect(spent).toBeLessThan(20);
+    await enrol(browser);
+    expect(onlyMail(account.email).subject).toBe('An authenticator app was turned on for your account');
+  });
+
+  it('a browser named by an unusual User-Agent is left out; the header’s own text never reaches the mail', async () => {
+    const injected = 'Call +1 555 0100 now to secure your account';
+    const { account, browser } = await signedIn({ totp: 0 }, injected);
+    await enrol(browser);
+    const mail = onlyMail(account.email);
+    expect(mail.text).not.toContain('555');
+    expect(mail.text).toMatch(/UTC from the IP address /);
+  });
+});
+
+describe('a notice when support deletes a credential in the console', () => {
+  it('names what was removed, never the operator or where they were', async () => {
+    const operator = await createPersona(t.ctx, { role: 'admin', totp: true });
+    const admin = await operatorSignIn(t, operator);
+    const { account } = await signedIn({ totp: 1 });
+    await rememberBrowser(account);
+
+    const res = await admin.delete(`/api/accounts/${account.id}/credentials/${account.totpIds[0]}`);
+    expect(res.status).toBe(204);
+
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('Support removed a sign-in method from your account');
+    expect(mail.text).toContain('An administrator just removed a sign-in method from your account: the authenticator app.');
+    expect(mail.text).toContain('If you did not ask for this, contact your administrator.');
+    expect(mail.text).not.toContain(operator.email);
+    expect(mail.text).not.toContain('IP address');
+    expect(t.mail.to(operator.email)).toEqual([]);
+    expect(await auditOf(account.id, 'devices.revoked_all')).toMatchObject([{ actor_id: operator.id, details: { count: 1, reason: 'operator_totp_deleted' } }]);
+  });
+});
+
+describe('audit of remembered browsers', () => {
+  it('device.remembered only with "remember this device": the public id, the browser and address, never the cookie', async () => {
+    const account = await createTotpAccount(t.ctx);
+    await signIn(t.ctx, t.agent(), account);
+    expect(await auditOf(account.id, 'device.remembered')).toEqual([]);
+
+    const { phone, cookieId } = await rememberBrowser(account);
+    const { devices } = (await phone.get('/auth/tfa/devices')).body as { devices: { id: string }[] };
+    expect(devices).toHaveLength(1);
+    expect(await auditOf(account.id, 'device.remembered')).toEqual([
+      {
+        actor_id: account.id,
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+        user_agent: expect.stringContaining('iPhone'),
+        details: { device_id: devices[0]!.id },
+      },
+    ]);
+    const rows = await t.ctx.db('audit_events').where({ target_account_id: account.id });
+    expect(JSON.stringify(rows)).not.toContain(cookieId);
+  });
+});
+
+/** An SMTP URL on a loopback port nothing listens on: every send is refused. */
+async function refusedSmtpUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `smtp://127.0.0.1:${port}`;
+}
+
+describe('when the mail server is down', () => {
+  let down: TestApp;
+  beforeAll(async () => {
+    down = await startTestApp({ env: { SMTP_URL: await refusedSmtpUrl() } });
+  });
+  afterAll(async () => {
+    await down?.close();
+  });
+
+  /** The changes whose notice failed, as logged; never the address. */
+  function failedNotices(error: ReturnType<typeof vi.spyOn>): string[] {
+    const calls = error.mock.calls as [Record<string, unknown>, string][];
+    const failed = calls.filter(([, msg]) => msg === 'security notice mail failed');
+    for (const [fields] of failed) expect(JSON.stringify(fields)).not.toContain('@');
+    return failed.map(([fields]) => fields.change as string);
+  }
+
+  it('the change is made and answered as usual: the notice failing is only logged', async () => {
+    const error = vi.spyOn(down.ctx.logger, 'error');
+    const account = await createTotpAccount(down.ctx, { totp: 1 });
+    const browser = down.agent();
+    await signIn(down.ctx, browser, account);
+
+    const { res } = await registerPasskey(browser, authenticatorFor(down));
+    expect(res.status).toBe(201);
+    const removed = await browser.delete(`/auth/passkeys/${res.body.id}`);
+    expect(removed.status).toBe(204);
+    expect(await down.ctx.db('credentials').where({ account_id: account.id, type: 'webauthn' })).toEqual([]);
+
+    const { secret } = (await browser.get('/auth/tfa/setup')).body as { secret: string };
+    const replaced = await browser.post('/auth/tfa/activate').send({ totp_code: await totpCodeAt(secret, down.ctx.now()) });
+    expect(replaced.status).toBe(200);
+    expect(await down.ctx.db('credentials').where({ account_id: account.id, type: 'totp' }).pluck('id')).toEqual([replaced.body.id]);
+    expect(failedNotices(error)).toEqual(['passkey_registered', 'passkey_removed', 'totp_replaced']);
+    error.mockRestore();
+  });
+
+  it('the console’s deletion answers 204', async () => {
+    const admin = await operatorSignIn(down, await createPersona(down.ctx, { role: 'admin', totp: true }));
+    const account = await createTotpAccount(down.ctx, { totp: 1 });
+    const error = vi.spyOn(down.ctx.logger, 'error');
+    expect((await admin.delete(`/api/accounts/${account.id}/credentials/${account.totpIds[0]}`)).status).toBe(204);
+    expect(await down.ctx.db('credentials').where({ account_id: account.id, type: 'totp' })).toEqual([]);
+    expect(failedNotices(error)).toEqual(['operator_credential_removed']);
+    error.mockRestore();
+  });
+});
