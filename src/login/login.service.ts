@@ -9,6 +9,7 @@ import { verifiers, type Proofs, type VerificationMethod } from '../credentials/
 import type { VerifyResult } from '../credentials/verifier.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { chooseLanguage } from '../mail/templates.ts';
+import { notifySecurityChange } from '../profile/security-notice.ts';
 import { getPortalSessionById } from '../session/portal-session.ts';
 import { buildAnswer, loadAccountFacts, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
@@ -210,6 +211,7 @@ export async function createPassword(ctx: Context, ref: SessionRef, password: st
       at: now,
     });
   });
+  await notifySecurityChange(ctx, account.id, { change: 'password_created' }, info);
   const facts = await loadAccountFacts(ctx, session.email);
   return advance(ctx, { ...session, create_credential_answered: true }, facts, info);
 }

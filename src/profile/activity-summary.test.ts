@@ -24,6 +24,7 @@ describe('summarizeActivity', () => {
     ['a name change does not repeat the name', row('account.setting.changed', { key: 'name', value: 'Secret Name' }), 'you', { key: 'name' }],
     ['a language change keeps the language', row('account.setting.changed', { key: 'locale', value: 'sv' }), 'you', { key: 'locale', value: 'sv' }],
     ['an operator action is support’s, without the operator', row('operator.credential.deleted', { type: 'totp', operator_email: 'op@x' }, operator), 'support', { type: 'totp' }],
+    ['forgotten remembered devices keep their count and why', row('devices.revoked_all', { count: 2, reason: 'totp_replaced' }), 'you', { count: 2, reason: 'totp_replaced' }],
     ['an unknown action shows no details', row('something.new', { secret: 'x', ip: '10.0.0.1' }), 'you', {}],
     ['details stored as a JSON string are read too', row('login.succeeded', '{"method":"email_code"}'), 'you', { method: 'email_code' }],
     ['broken details are no details', row('login.succeeded', '{not json'), 'you', {}],

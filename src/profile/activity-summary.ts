@@ -63,6 +63,7 @@ const pickers: Record<string, Picker> = {
   'operator.credential.deleted': credential,
   'account.setting.changed': (d) => ({ key: text(d.key, 32), value: d.key === 'locale' ? text(d.value, 8) : undefined }),
   'sessions.revoked_others': (d) => ({ count: count(d.sessions) }),
+  'devices.revoked_all': (d) => ({ count: count(d.count), reason: text(d.reason, 32) }),
   'grant.revoked': (d) => ({ client: text(d.client_id, 64) }),
   // Written by operator impersonation: the tenant by name (from the row's tenant_id column, where
   // impersonation.service.ts records it), the reason and the role taken; never the operator's email.

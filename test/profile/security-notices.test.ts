@@ -7,7 +7,7 @@ import { createPersona, signIn as operatorSignIn } from '../admin/harness.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { ReceivedMail } from '../helpers/mail-server.ts';
 import { authenticatorFor, registerPasskey } from '../passkeys/helpers.ts';
-import { setCookies } from '../login/journey.ts';
+import { codeFrom, setCookies } from '../login/journey.ts';
 import { codeAt, createTotpAccount, nextStep, passwordStep, signIn, verifyMfa, type TotpAccount, type TotpAccountOptions } from '../totp/helpers.ts';
 import { locationOf, roundTrip } from '../upstream/journey.ts';
 import { startUpstream, type TestUpstream } from '../upstream/upstream-provider.ts';
@@ -74,6 +74,19 @@ const auditOf = (accountId: string, action: string) =>
   t.ctx.db('audit_events').where({ target_account_id: accountId, action }).orderBy('id').select('actor_id', 'ip', 'user_agent', 'details');
 
 describe('security notices from the profile', () => {
+  it('a password created at the ask-to-create-credential step of a sign-in', async () => {
+    const account = await createTotpAccount(t.ctx, { password: false, totp: 0 });
+    const browser = t.agent();
+    const started = await browser.post('/auth/login/start').send({ email: account.email });
+    expect(started.body.state).toBe('OTPRequired');
+    const otp = codeFrom(await t.mail.waitFor(account.email));
+    const asked = await browser.post('/auth/login/verify-otp').send({ session_id: started.body.session_id, email: account.email, otp });
+    expect(asked.body.state).toBe('AskedCreateCredential');
+    const created = await browser.post('/auth/login/create-password').send({ session_id: asked.body.session_id, password: 'Brand-New-Secret-42' });
+    expect(created.body.state).toBe('Done');
+    expect(t.mail.to(account.email).map((m) => m.subject)).toEqual(['Your sign-in code', 'A password was added to your account']);
+  });
+
   it('a passkey added: what, when, in which browser and from where, what to do; no link', async () => {
     const { account, browser } = await signedIn({ totp: 1 });
     const { res } = await registerPasskey(browser, authenticatorFor(t), { name: 'Work laptop' });
