@@ -5,11 +5,11 @@ export const profileErrors = {
   reauthenticationRequired: () =>
     new AppError('reauthentication_required', 403, 'Please sign in again to change how you sign in'),
   /**
-   * The console's type for the same condition (operator-guard.ts): signing in again with the
-   * password alone would only be refused again, so the portal must say which sign-in is needed.
+   * Told apart from reauthenticationRequired: signing in again with the password alone would only
+   * be refused again, so the portal must say which sign-in is needed (signed-in.ts).
    */
   secondFactorSessionRequired: () =>
-    new AppError('operator/mfa-required', 403, 'Sign in again with your passkey, or with your password and authenticator code, to change how you sign in'),
+    new AppError('profile/mfa-required', 403, 'Sign in again with your passkey, or with your password and authenticator code, to change how you sign in'),
   totpRequired: () => new AppError('totp/required', 422, 'Please enter the TOTP code'),
   totpNoPending: () => new AppError('totp/no-pending', 409, 'No authenticator setup in progress, please start again'),
   totpInvalid: () => new AppError('totp/invalid', 401, 'Invalid code. Please try again.'),

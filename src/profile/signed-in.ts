@@ -5,7 +5,6 @@ import { getPortalSession, type PortalSession, type PortalSessionWithId } from '
 import { profileErrors } from './profile-errors.ts';
 import { provesSecondFactor } from '../admin/operator-guard.ts';
 import { hasSecondFactor } from '../admin/operators.repository.ts';
-import { isOperator } from './profile.repository.ts';
 
 /** How recent a sign-in must be to change how the person signs in (second factors, passkeys). */
 export const recentSignInSeconds = 5 * 60;
@@ -27,16 +26,24 @@ export function assertRecentSignIn(session: PortalSession, now: Date): void {
 }
 
 /**
- * An operator account's second factors (TOTP, passkeys) change only from a session that proved
- * one. Otherwise a password alone, phished or set through a reset link, would let its holder
- * enrol an authenticator of their own and open the console, where the second factor is the
- * point. 403 `operator/mfa-required` (the console's type for the same rule): the person signs in
- * again, with the passkey or the password and authenticator code (/login?second_factor=1).
- * An operator without any (granted before the rule, or set up by hand) enrols a first one.
+ * An account that has a second factor (TOTP or passkey) adds, replaces or removes one only from a
+ * session that proved one (amr `mfa` or `hwk`). Otherwise a sign-in that proved one factor only
+ * (the password on a browser remembered for the TOTP step; the password or an email code of an
+ * account whose second factor is a passkey) could enrol an authenticator of its holder's own,
+ * strip the owner's, and then sign in at the second-factor level, a passkey being two factors at
+ * once: NIST SP 800-63B 6.1.2.1 asks for a sign-in at the level the new authenticator will be
+ * used at. 403 `profile/mfa-required`, not `reauthentication_required`:
+ * signing in again with the password alone would only be refused again, so the portal sends the
+ * person to /login?second_factor=1 (the passkey, or the password and the authenticator code; the
+ * portal first forgets this browser's remembered device, which would skip the code again). An
+ * account without any enrols its first one with the recent sign-in alone; the console refuses its
+ * operators with its own `operator/mfa-required` (operator-guard.ts).
+ *
+ * Password and upstream (Google, Microsoft) credentials are first factors: adding, changing or
+ * removing one gives no way past the second factor (MfaRequired still follows), so they need the
+ * recent sign-in only.
  */
 export async function assertSecondFactorSession(ctx: Pick<Context, 'db'>, session: PortalSession & { account_id: string }): Promise<void> {
   if (provesSecondFactor(session.amr)) return;
-  if ((await isOperator(ctx.db, session.account_id)) && (await hasSecondFactor(ctx.db, session.account_id))) {
-    throw profileErrors.secondFactorSessionRequired();
-  }
+  if (await hasSecondFactor(ctx.db, session.account_id)) throw profileErrors.secondFactorSessionRequired();
 }

@@ -153,8 +153,18 @@ describe('two-factor authentication with an authenticator app', () => {
       const { secret, usedStep } = await enrol(page);
       await h.shot('profile-two-factor-on');
 
-      // Re-register shows the setup again, warning that the old app will stop working.
+      // Re-register replaces the second factor, so it needs a sign-in that proved it: the password
+      // and a code, then back to the setup, warning that the old app will stop working.
       await page.getByRole('link', { name: t.en('profile.tfa.reregister'), exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: t.en('profile.reauth.second_factor_body') }).waitFor();
+      await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('second_factor') === '1' && url.searchParams.get('return_to') === SETUP_PATH);
+      await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+      h.server.ctx.advance(PERIOD_SECONDS * 1000);
+      const again = await freshCode(secret, usedStep);
+      await page.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(again.code);
+      await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
+      await page.waitForURL((url) => url.pathname === SETUP_PATH);
       await page.getByText(t.en('profile.totp.reregister_warning'), { exact: true }).waitFor();
       // … in Swedish too, from the flag selector.
       await page.getByRole('group', { name: t.en('language.label') }).getByRole('button', { name: t.en('language.sv') }).click();
@@ -165,7 +175,7 @@ describe('two-factor authentication with an authenticator app', () => {
 
       await inSecondBrowser(email, 'mfa', async (other) => {
         await h.shot('mfa-step', other);
-        const { code } = await freshCode(secret, usedStep);
+        const { code } = await freshCode(secret, again.step);
         await other.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(code);
         await other.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
         await expectTenantSelection(other, tenant);
@@ -279,6 +289,60 @@ describe('two-factor authentication with an authenticator app', () => {
       await page.waitForURL((url) => url.pathname === '/profile');
 
       // Signed in afresh, the change goes through.
+      await tfaSwitch(page).click();
+      await page.getByRole('button', { name: t.en('profile.tfa.confirm'), exact: true }).click();
+      await page.getByText(t.en('success.credential_deleted'), { exact: true }).waitFor();
+      await expect.poll(() => tfaSwitch(page).isChecked()).toBe(false);
+    },
+    JOURNEY_TIMEOUT_MS,
+  );
+
+  it(
+    'a sign-in that skipped the code on a remembered browser turns two-factor off only after the code, asked again',
+    async () => {
+      const { page } = h;
+      const { email, tenant } = await personWithTenant('yngve');
+      await signInWithPassword(page, email);
+      await expectTenantSelection(page, tenant);
+      const { secret, usedStep } = await enrol(page);
+
+      // Signed in again with the code, this browser remembered; then once more, by the password alone.
+      await page.context().clearCookies({ name: 'nyckel_session' });
+      await signInWithPassword(page, email);
+      h.server.ctx.advance(PERIOD_SECONDS * 1000);
+      const first = await freshCode(secret, usedStep);
+      await page.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(first.code);
+      await page.getByLabel(t.en('login.mfa.remember'), { exact: true }).check();
+      await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
+      await expectTenantSelection(page, tenant);
+      await page.context().clearCookies({ name: 'nyckel_session' });
+      await signInWithPassword(page, email);
+      await expectTenantSelection(page, tenant);
+
+      // Not an operator, yet the password alone does not turn two-factor off; the notice says what does.
+      await page.goto('/profile');
+      await tfaSwitch(page).click();
+      await page.getByRole('button', { name: t.en('profile.tfa.confirm'), exact: true }).click();
+      const notice = page.getByRole('alert').filter({ hasText: t.en('profile.reauth.second_factor_body') });
+      await notice.waitFor();
+      expect(await notice.innerText()).not.toMatch(/operator/i);
+      expect(await tfaSwitch(page).isChecked()).toBe(true);
+      await h.shot('profile-second-factor-reauth', page);
+
+      // From the keyboard to /login, which now asks for the code: the remembered browser was forgotten.
+      await notice.getByRole('link', { name: t.en('profile.reauth.link'), exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('second_factor') === '1' && url.searchParams.get('return_to') === '/profile');
+      await page.getByText(t.en('login.credentials.second_factor'), { exact: true }).waitFor();
+      await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+      await page.getByRole('heading', { name: t.en('login.mfa.title'), exact: true }).waitFor();
+      h.server.ctx.advance(PERIOD_SECONDS * 1000);
+      const { code } = await freshCode(secret, first.step);
+      await page.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(code);
+      await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
+      await page.waitForURL((url) => url.pathname === '/profile');
+
       await tfaSwitch(page).click();
       await page.getByRole('button', { name: t.en('profile.tfa.confirm'), exact: true }).click();
       await page.getByText(t.en('success.credential_deleted'), { exact: true }).waitFor();

@@ -30,7 +30,7 @@ async function passkeyOnlyAdmin() {
 }
 
 describe("an operator's second factors", () => {
-  it('cannot be added from a password-only session: no TOTP secret, no passkey, no console (403 operator/mfa-required)', async () => {
+  it('cannot be added from a password-only session: no TOTP secret, no passkey (403 profile/mfa-required), no console (403 operator/mfa-required)', async () => {
     const { account } = await passkeyOnlyAdmin();
     const byPassword = t.agent();
     await signIn(t.ctx, byPassword, account);
@@ -40,7 +40,7 @@ describe("an operator's second factors", () => {
       await byPassword.post('/auth/passkeys/options').send({}),
     ]) {
       // Not reauthentication_required: signing in again with the password alone would not help.
-      expect([res.status, res.body]).toEqual([403, { detail: [{ type: 'operator/mfa-required', msg: SECOND_FACTOR_MSG }] }]);
+      expect([res.status, res.body]).toEqual([403, { detail: [{ type: 'profile/mfa-required', msg: SECOND_FACTOR_MSG }] }]);
     }
     expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'totp' })).toHaveLength(0);
     expect(errorType(await byPassword.get('/api/operator'))).toBe('operator/mfa-required');
@@ -63,15 +63,15 @@ describe("an operator's second factors", () => {
     const byPassword = t.agent();
     await signIn(t.ctx, byPassword, account);
     const res = await byPassword.delete(`/auth/passkeys/${(extra as { id: string }).id}`);
-    expect([res.status, errorType(res)]).toEqual([403, 'operator/mfa-required']);
+    expect([res.status, errorType(res)]).toEqual([403, 'profile/mfa-required']);
     expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'webauthn' })).toHaveLength(2);
   });
 
-  it('do not bind a person without an operator role: a user with a passkey adds TOTP after a password sign-in', async () => {
+  it('bind a person without an operator role alike: a user with a passkey adds no TOTP after a password sign-in', async () => {
     const account = await createTotpAccount(t.ctx, { totp: 0, webauthn: 1 });
     const browser = t.agent();
     await signIn(t.ctx, browser, account);
-    expect((await browser.get('/auth/tfa/setup')).status).toBe(200);
+    expect(errorType(await browser.get('/auth/tfa/setup'))).toBe('profile/mfa-required');
   });
 });
 

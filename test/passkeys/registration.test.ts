@@ -13,8 +13,9 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Signed in with the password and the authenticator code: once the account has a passkey, adding another needs a second factor. */
 async function signedIn() {
-  const account = await createTotpAccount(t.ctx, { totp: 0 });
+  const account = await createTotpAccount(t.ctx);
   const browser = t.agent();
   await signIn(t.ctx, browser, account);
   return { account, browser };

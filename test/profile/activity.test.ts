@@ -31,7 +31,8 @@ function line(catalogue: unknown, event: ActivityEntry): string {
 
 describe('GET /api/accounts/activity: sign-in method changes', () => {
   it('names an added and a removed passkey and a linked and an unlinked Google account, with no upstream subject or email', async () => {
-    const account = await createTotpAccount(t.ctx, { totp: 0 });
+    // Password and TOTP code: a sign-in that proved a second factor, as removing the passkey needs.
+    const account = await createTotpAccount(t.ctx);
     const browser = t.agent();
     await signIn(t.ctx, browser, account);
 

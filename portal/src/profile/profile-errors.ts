@@ -6,9 +6,11 @@ import { SECOND_FACTOR_PARAM } from '../login/second-factor.ts';
  * - signed-out: the session is gone (401 other than a wrong code) → /login;
  * - reauth: the change needs a new sign-in → /login?email=…&return_to=…, for a `reason`:
  *   - `recent-sign-in` (403 reauthentication_required): one within the last 5 minutes, any method;
- *   - `second-factor` (403 operator/mfa-required): an operator's sign-in methods change only from a
- *     sign-in that proved a second factor (passkey, or password and authenticator code). Told apart
- *     because the password alone would be refused again, and the person would go round in circles.
+ *   - `second-factor` (403 profile/mfa-required): the second factors of an account that has one
+ *     change only from a sign-in that proved one (passkey, or password and authenticator code).
+ *     Told apart because the password alone would be refused again, and the person would go round
+ *     in circles. `operator/mfa-required`, the console's type that the profile answered before,
+ *     means the same.
  * - network: no answer, or the service is down;
  * - rejected: the server refused this one call (its `type` says why).
  */
@@ -23,6 +25,7 @@ export type ReauthReason = 'recent-sign-in' | 'second-factor';
 /** 403 types that send the person to sign in again, and why. */
 const REAUTH_TYPES = new Map<string | undefined, ReauthReason>([
   ['reauthentication_required', 'recent-sign-in'],
+  ['profile/mfa-required', 'second-factor'],
   ['operator/mfa-required', 'second-factor'],
 ]);
 

@@ -46,8 +46,8 @@ function TotpSetup({ user }: { user: UserInfo }) {
   const { t } = useTranslation();
   const setup = useLoad(loadSetup);
   const hadTotp = (user.available_credentials ?? []).some((credential) => credential.type === 'totp');
-  // A secret is only issued to a sign-in of the last 5 minutes (for an operator, one that proved a
-  // second factor): any other goes through /login and comes back to this page.
+  // A secret is only issued to a sign-in of the last 5 minutes (when the account has a second
+  // factor, one that proved it): any other goes through /login and comes back to this page.
   const { require } = useReauthentication(user.email);
   const reauthReason = setup.state.status === 'failed' && setup.state.failure.kind === 'reauth' ? setup.state.failure.reason : null;
   useEffect(() => {
