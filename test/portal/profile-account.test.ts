@@ -101,7 +101,7 @@ describe('recent activity lines', () => {
   });
 
   it('has a text for every action the server writes about a person', () => {
-    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
+    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
     for (const action of actions) {
       const { key } = activityText(event(action, { type: 'totp' }));
       expect([action, translate(en, key) !== key, translate(sv, key) !== key, key.endsWith('.other')]).toEqual([action, true, true, false]);

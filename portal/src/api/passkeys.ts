@@ -54,7 +54,7 @@ export function listPasskeys(): Promise<PasskeysResponse> {
 
 /** Registration: the server's options, the browser's "create a passkey" prompt, then storing it. */
 export async function addPasskey(name: string): Promise<{ id: string; name: string }> {
-  const optionsJSON = await request<PublicKeyCredentialCreationOptionsJSON>('POST', '/auth/passkeys/options');
+  const optionsJSON = await request<PublicKeyCredentialCreationOptionsJSON>('POST', '/auth/passkeys/options', { body: {} });
   const response: RegistrationResponseJSON = await startRegistration({ optionsJSON });
   return request('POST', '/auth/passkeys/verify', { body: { response, name } });
 }

@@ -21,6 +21,8 @@ const simple: Record<string, string> = {
   'passkey.registered': 'passkey_registered',
   'passkey.removed': 'passkey_removed',
   'device.revoked': 'device_revoked',
+  'device.remembered': 'device_remembered',
+  'devices.revoked_all': 'devices_revoked_all',
   'session.revoked': 'session_revoked',
   'sessions.revoked_others': 'sessions_revoked_others',
   'operator.password_reset.sent': 'operator_password_reset_sent',
