@@ -22,6 +22,8 @@ export interface Config {
   readonly logLevel: Env['LOG_LEVEL'];
   readonly trustProxy: number;
   readonly loginSessionTtl: number;
+  /** Minutes of inactivity that end a Nyckel (portal) session signed in without "remember me". */
+  readonly sessionIdleMinutes: number;
   readonly rememberDeviceDays: number;
   readonly athenaUrl: string | undefined;
   readonly oauthRateLimitPerMinute: number;
@@ -93,6 +95,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     loginSessionTtl: env.LOGIN_SESSION_TTL,
+    sessionIdleMinutes: env.SESSION_IDLE_MINUTES,
     rememberDeviceDays: env.REMEMBER_DEVICE_DAYS,
     athenaUrl: env.ATHENA_URL,
     oauthRateLimitPerMinute: env.OAUTH_RATE_LIMIT_PER_MINUTE,

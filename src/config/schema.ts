@@ -54,6 +54,8 @@ export const envSchema = z.object({
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   /** Lifetime of a login session in seconds. */
   LOGIN_SESSION_TTL: z.coerce.number().int().min(60).max(86_400).default(1800),
+  /** Minutes without a request after which a Nyckel session not signed in with "remember me" ends. */
+  SESSION_IDLE_MINUTES: z.coerce.number().int().min(5).max(720).default(30),
   /** Days a remembered device skips the TOTP step. */
   REMEMBER_DEVICE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Calls per minute one client may make to the token, introspection and revocation endpoints (twice that per IP). */

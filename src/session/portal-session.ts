@@ -22,6 +22,12 @@ export interface PortalSession {
   user_agent: string | null;
   /** "Remember me": the cookie outlives the browser. Absent in sessions written before it was kept. */
   persistent?: boolean;
+  /**
+   * Epoch seconds (ctx.now()'s clock) of the session's last use, written at most once a minute
+   * (lastSeenWriteSeconds). Absent until then, and in sessions written before it was kept: the
+   * session was last seen at created_at.
+   */
+  last_seen?: number;
 }
 
 export interface PortalSessionWithId extends PortalSession {
@@ -30,7 +36,20 @@ export interface PortalSessionWithId extends PortalSession {
 
 type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
+/** The hard cap: a session ends this long after its sign-in, however much it is used. */
 export const portalSessionTtlSeconds = 12 * 3600;
+/**
+ * last_seen is rewritten only when the stored value is at least this old, so reading a session on
+ * every request does not become a write on every request. It may therefore be up to this much
+ * older than the last use: an unused session ends between SESSION_IDLE_MINUTES less a minute and
+ * SESSION_IDLE_MINUTES after it, never later.
+ */
+export const lastSeenWriteSeconds = 60;
+/**
+ * How long a session's end guards it against being written back (see touch). Far longer than a
+ * request takes between reading a session and touching it: every store command fails after 2 s.
+ */
+const endedGuardSeconds = 10 * 60;
 /** The cookie's name over plain HTTP (development, tests); see portalCookieNameFor. */
 export const portalCookieName = 'nyckel_session';
 
@@ -53,6 +72,8 @@ const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
 const idOf = (member: string) => (member.startsWith('session:') ? member.slice('session:'.length) : member);
 /** The uids of the oidc-provider sessions this portal session signed in (see linkOidcSession). */
 const oidcLinks = (id: string) => `session:${id}:oidc`;
+/** Written when a session ends, before it is deleted (see touch). */
+const endedGuard = (id: string) => `session:${id}:ended`;
 
 /**
  * The name of a session in the profile's list: it names the session without being usable as its
@@ -69,7 +90,8 @@ export function portalCookieOptions(config: Config, persistent: boolean): Cookie
     secure: config.secureCookies,
     path: '/',
     signed: true,
-    // "Remember me" keeps the cookie after the browser closes; the server-side TTL is the same.
+    // "Remember me" keeps the cookie after the browser closes; the server-side cap is the same
+    // (and only sessions without it also end after SESSION_IDLE_MINUTES unused).
     ...(persistent ? { maxAge: portalSessionTtlSeconds * 1000 } : {}),
   };
 }
@@ -89,13 +111,62 @@ export async function createPortalSession(
   return { id, ...session };
 }
 
+/**
+ * The session `id` as its holder uses it: every request of the browser holding its cookie, and
+ * every authorization an oidc-provider session it signed in asks of it (a relying party's silent
+ * renew counts as use, as in Keycloak). Records the use (last_seen). A session that has been
+ * idle too long, or is past its 12 h, is ended here and reads as null.
+ */
 export async function getPortalSessionById(ctx: SessionContext, id: string): Promise<PortalSessionWithId | null> {
+  const session = await readLiveSession(ctx, id);
+  if (session) await touch(ctx, session);
+  return session;
+}
+
+/**
+ * NIST SP 800-63B (AAL2) and ASVS 3.3.2 ask for a new sign-in after 30 minutes without use
+ * (SESSION_IDLE_MINUTES), within the 12 h cap. A session signed in with "remember me" has only the
+ * cap: the person chose to stay signed in on this device. Sessions from before last_seen was kept
+ * count from their sign-in.
+ */
+function hasEnded(config: Config, session: PortalSession, nowSeconds: number): boolean {
+  if (nowSeconds >= session.created_at + portalSessionTtlSeconds) return true;
+  if (session.persistent === true) return false;
+  return nowSeconds - (session.last_seen ?? session.created_at) > config.sessionIdleMinutes * 60;
+}
+
+/**
+ * Reads a session without counting it as used (listing an account's sessions reads every one of
+ * them). One that has ended is destroyed, so it also leaves the account's index.
+ */
+async function readLiveSession(ctx: SessionContext, id: string): Promise<PortalSessionWithId | null> {
   const raw = await ctx.store.get(key(id));
-  return raw ? { id, ...(JSON.parse(raw) as PortalSession) } : null;
+  if (!raw) return null;
+  const session: PortalSessionWithId = { id, ...(JSON.parse(raw) as PortalSession) };
+  if (!hasEnded(ctx.config, session, nowSeconds(ctx))) return session;
+  await destroyPortalSession(ctx, id);
+  return null;
+}
+
+/**
+ * Records a use of the session, at most once a minute. The TTL written is what is left of its
+ * 12 h, never more: use does not extend the cap.
+ */
+async function touch(ctx: SessionContext, session: PortalSessionWithId): Promise<void> {
+  const now = nowSeconds(ctx);
+  if (now - (session.last_seen ?? session.created_at) < lastSeenWriteSeconds) return;
+  const { id, ...stored } = session;
+  await ctx.store.set(key(id), JSON.stringify({ ...stored, last_seen: now }), stored.created_at + portalSessionTtlSeconds - now);
+  // A sign-out racing this touch may have deleted the session between its read and the write
+  // above, which then put it back: a stolen cookie would survive "sign out everywhere". Every
+  // sign-out writes the end guard before it deletes, so the guard is there to be seen now.
+  if (await ctx.store.get(endedGuard(id))) await ctx.store.del(key(id));
 }
 
 export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
-  // One atomic read-and-delete: the session is gone before anything else is awaited.
+  // The guard first: a touch that read the session before this delete cannot write it back after.
+  await ctx.store.set(endedGuard(id), 'ended', endedGuardSeconds);
+  // One atomic read-and-delete: the session is gone before its bookkeeping is.
   const raw = await ctx.store.getDel(key(id));
   // An index entry in the old form (the bare id) is left to listPortalSessions to prune.
   if (raw) await ctx.store.srem(accountIndex((JSON.parse(raw) as PortalSession).account_id), key(id));
@@ -116,11 +187,14 @@ export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: s
   return ctx.store.smembers(oidcLinks(portalSessionId));
 }
 
-/** Live sessions of an account; ids whose session expired are pruned from the index. */
+/**
+ * Live sessions of an account; ids whose session expired or idled out are pruned from the index.
+ * Listing is not use: it leaves every session's last_seen as it was.
+ */
 export async function listPortalSessions(ctx: SessionContext, accountId: string): Promise<PortalSessionWithId[]> {
   const live: PortalSessionWithId[] = [];
   for (const member of await ctx.store.smembers(accountIndex(accountId))) {
-    const session = await getPortalSessionById(ctx, idOf(member));
+    const session = await readLiveSession(ctx, idOf(member));
     if (session) live.push(session);
     else await ctx.store.srem(accountIndex(accountId), member);
   }
@@ -130,7 +204,11 @@ export async function listPortalSessions(ctx: SessionContext, accountId: string)
 /** Signs the account out everywhere (after a password reset, or by an operator). */
 export async function destroyAccountPortalSessions(ctx: SessionContext, accountId: string): Promise<void> {
   const ids = (await ctx.store.smembers(accountIndex(accountId))).map(idOf);
-  if (ids.length > 0) await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));
+  if (ids.length === 0) return;
+  // The guards first, as destroyPortalSession writes its own (see touch), in one round trip.
+  const guards = ids.map((id) => ({ key: endedGuard(id), value: 'ended', ttlSeconds: endedGuardSeconds, sets: [] }));
+  await ctx.store.claimAndWrite(null, guards);
+  await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));
 }
 
 /**
@@ -161,6 +239,10 @@ export function setPortalSessionCookie(res: Response, config: Config, id: string
 export function clearPortalSessionCookie(res: Response, config: Config): void {
   const { maxAge: _maxAge, ...options } = portalCookieOptions(config, false);
   res.clearCookie(portalCookieNameFor(config), options);
+}
+
+function nowSeconds(ctx: SessionContext): number {
+  return Math.floor(ctx.now().getTime() / 1000);
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {

@@ -26,7 +26,9 @@ const data = (accountId: string) => ({ account_id: accountId, email: 'x@example.
 
 /** A session as the previous release wrote it: its bare id in the account's index. */
 async function legacySession(accountId: string, id: string) {
-  await ctx.store.set(`session:${id}`, JSON.stringify({ ...data(accountId), created_at: 1 }), portalSessionTtlSeconds);
+  // Signed in just now: a session from long ago would have ended (12 h cap, idle timeout).
+  const createdAt = Math.floor(ctx.now().getTime() / 1000);
+  await ctx.store.set(`session:${id}`, JSON.stringify({ ...data(accountId), created_at: createdAt }), portalSessionTtlSeconds);
   await ctx.store.sadd(`account:${accountId}:sessions`, id, portalSessionTtlSeconds);
 }
 
