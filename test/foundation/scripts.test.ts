@@ -1,35 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/knex.ts';
+import { npmRun as runScript } from '../helpers/npm-run.ts';
 
-const root = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'nyckel-scripts-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/**
- * `npm run <script> -- <args>` on the embedded database in a scratch DATA_DIR, as a developer runs
- * it. Each run starts PGlite on disk (a few seconds under load), hence the longer timeouts.
- */
-function npmRun(script: string, args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+const npmRun = (script: string, args: string[]) => runScript(dataDir, script, args);
 
 // The scripts always run on the embedded database here, so a run against DATABASE_URL would only
 // repeat this (slow: PGlite on disk) file.

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { rotateClientSecret, updateClient } from '../../src/oidc/clients.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
+import { npmRun as runScript } from '../helpers/npm-run.ts';
 
 async function storedClient(ctx: TestContext, clientId: string): Promise<Record<string, any>> {
   const row = await ctx.db('oidc_clients').where({ client_id: clientId }).first('metadata');
@@ -146,28 +146,11 @@ describe('a relying party after `rotate-secret demo-app` and a restart', () => {
   });
 });
 
-const root = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'nyckel-client-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** `npm run <script> -- <args>` on the embedded database of a scratch DATA_DIR, as a developer runs it. */
-function npmRun(script: string, args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+const npmRun = (script: string, args: string[]) => runScript(dataDir, script, args);
 
 describe('help of the command-line tools', () => {
   it.each([

@@ -72,6 +72,17 @@ describe('POST /api/accounts/password', () => {
     expect(audit).toEqual([{ via: 'profile', sign_out_others: true }]);
   });
 
+  it('signs the other sessions out when sign_out_others is left out, keeping this one', async () => {
+    const { id, email } = await person(server);
+    const other = await signedInBrowser(server, email);
+    const browser = await signedInBrowser(server, email);
+    expect(await change(browser, { current_password: PASSWORD, new_password: NEW_PASSWORD })).toEqual({ status: 200, body: { signed_out: 1 } });
+    expect((await getJson(other, '/oauth2/userinfo')).status).toBe(401);
+    expect((await getJson(browser, '/oauth2/userinfo')).status).toBe(200);
+    const audit = await server.ctx.db('audit_events').where({ target_account_id: id, action: 'password.changed' }).pluck('details');
+    expect(audit).toEqual([{ via: 'profile', sign_out_others: true }]);
+  });
+
   it('leaves other sessions alone when asked to (sign_out_others: false)', async () => {
     const { email } = await person(server);
     const other = await signedInBrowser(server, email);
