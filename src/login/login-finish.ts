@@ -36,7 +36,8 @@ export interface LoginOutcome {
 /**
  * Decides the next step after a change to the session and either stores it or finishes. The
  * browser's remembered device is looked up only when it can matter (one TOTP credential, no
- * second factor yet); when it lets the person skip MfaRequired its last use is recorded.
+ * second factor yet, and the page did not ask for one: asksSecondFactor); when it lets the person
+ * skip MfaRequired its last use is recorded.
  *
  * Operator accounts are never remembered: the console opens only to a sign-in that proved the
  * second factor, so a remembered browser would sign an operator in to a console that refuses
@@ -49,6 +50,7 @@ export async function advance(ctx: Context, session: LoginSession, facts: Accoun
     session.first_factor !== null &&
     !isMultiFactor(session.first_factor) &&
     !session.second_factor &&
+    !asksSecondFactor(session) &&
     countCredentials(facts.credentials).totp === 1;
   let operator: boolean | undefined;
   const isOperator = async () => (operator ??= await isOperatorAccount(ctx, facts));
@@ -64,6 +66,16 @@ export async function advance(ctx: Context, session: LoginSession, facts: Accoun
     return { answer: buildAnswer(next, facts) };
   }
   return finish(ctx, session, facts, info, skippedMfa);
+}
+
+/**
+ * `second_factor=1` on /login (kept with the start query): the page that sent the person here (a
+ * change of the profile's second factors, the console) needs a sign-in that proves a second
+ * factor, so a remembered browser does not skip the authenticator code this time. It can only
+ * make a sign-in ask for more; "Remember this device" is offered at the code as usual.
+ */
+function asksSecondFactor(session: LoginSession): boolean {
+  return session.query.second_factor === '1';
 }
 
 async function isOperatorAccount(ctx: Context, facts: AccountFacts): Promise<boolean> {

@@ -34,8 +34,8 @@ export function assertRecentSignIn(session: PortalSession, now: Date): void {
  * once: NIST SP 800-63B 6.1.2.1 asks for a sign-in at the level the new authenticator will be
  * used at. 403 `profile/mfa-required`, not `reauthentication_required`:
  * signing in again with the password alone would only be refused again, so the portal sends the
- * person to /login?second_factor=1 (the passkey, or the password and the authenticator code; the
- * portal first forgets this browser's remembered device, which would skip the code again). An
+ * person to /login?second_factor=1 (the passkey, or the password and the authenticator code, asked
+ * even on a browser remembered for the code: login-finish.ts asksSecondFactor). An
  * account without any enrols its first one with the recent sign-in alone; the console refuses its
  * operators with its own `operator/mfa-required` (operator-guard.ts).
  *

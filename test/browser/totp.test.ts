@@ -329,7 +329,7 @@ describe('two-factor authentication with an authenticator app', () => {
       expect(await tfaSwitch(page).isChecked()).toBe(true);
       await h.shot('profile-second-factor-reauth', page);
 
-      // From the keyboard to /login, which now asks for the code: the remembered browser was forgotten.
+      // From the keyboard to /login?second_factor=1, which asks for the code though the browser is remembered.
       await notice.getByRole('link', { name: t.en('profile.reauth.link'), exact: true }).focus();
       await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('second_factor') === '1' && url.searchParams.get('return_to') === '/profile');

@@ -57,6 +57,24 @@ describe('remember this device', () => {
     expect(decodeURIComponent(cookie!)).not.toContain(devices[0].id);
   });
 
+  it('does not skip the code when the page asks for a second factor (/login?second_factor=1), and stays remembered', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const browser = t.agent();
+    await signInRemembering(browser, account);
+    nextStep(t.ctx);
+
+    const started = await browser.post('/auth/login/start?second_factor=1').send({ email: account.email });
+    expect(started.body.state).toBe('CredentialsRequired');
+    const asked = await browser.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email: account.email, password: 'Correct-Horse-9' });
+    expect(asked.body.state).toBe('MfaRequired');
+    const done = await verifyMfa(browser, asked.body.session_id, await codeAt(t.ctx, account.secrets[0]!));
+    expect(done.body.state).toBe('Done');
+    expect((await listPortalSessions(t.ctx, account.id)).map((s) => s.amr)).toEqual([['pwd', 'otp', 'mfa']]);
+
+    // The browser is still remembered: without the flag the code is skipped again.
+    expect((await passwordStep(browser, account.email, 'Done')).body.redirect_to).toBe('/login/select-tenant');
+  });
+
   it('is not set without "remember"', async () => {
     const account = await createTotpAccount(t.ctx);
     const browser = t.agent();
