@@ -58,7 +58,10 @@ describe('TOTP enrolment from the profile', () => {
     expect(wrong.body).toEqual({ detail: [{ type: 'totp/invalid', msg: 'Invalid code. Please try again.' }] });
     expect(await totpRows(account.id)).toEqual([]);
 
-    const right = await activate(browser, { totp_code: await totpCodeAt(secret, now()) });
+    // The code of this moment's step, kept: the replay below must be of this step even when the
+    // real clock crosses into the next one meanwhile.
+    const activatedAt = now();
+    const right = await activate(browser, { totp_code: await totpCodeAt(secret, activatedAt) });
     expect(right.status).toBe(200);
     expect(right.body).toEqual({ id: expect.any(String), type: 'totp' });
     const rows = await totpRows(account.id);
@@ -74,7 +77,7 @@ describe('TOTP enrolment from the profile', () => {
     const next = t.agent();
     const mfa = await passwordStep(next, account.email);
     // The code typed at activation cannot be replayed at a sign-in.
-    expect(errorType(await verifyMfa(next, mfa.body.session_id, await totpCodeAt(secret, now())))).toBe('mfa/invalid');
+    expect(errorType(await verifyMfa(next, mfa.body.session_id, await totpCodeAt(secret, activatedAt)))).toBe('mfa/invalid');
     nextStep(t.ctx);
     expect((await verifyMfa(next, mfa.body.session_id, await totpCodeAt(secret, now()))).body.state).toBe('Done');
   });
