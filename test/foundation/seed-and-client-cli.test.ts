@@ -149,21 +149,16 @@ describe('a relying party after `rotate-secret demo-app` and a restart', () => {
 const dataDir = mkdtempSync(join(tmpdir(), 'nyckel-client-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-
 const npmRun = (script: string, args: string[]) => runScript(dataDir, script, args);
 
-describe('help of the command-line tools', () => {
+// Spawning npm costs seconds on a slow machine: one spelling of help per tool, and the DATABASE_URL
+// run, which would only repeat them, skips them.
+describe.skipIf(process.env.DATABASE_URL)('help of the command-line tools', () => {
   it.each([
     ['client', ['--help'], ['add <client_id>', 'update <client_id>', '--no-logout', 'rotate-secret <client_id>', 'list']],
-    ['client', ['-h'], ['add <client_id>']],
-    ['client', ['help'], ['add <client_id>']],
-    ['client', ['add', 'x', '--help'], ['add <client_id>']],
-    ['keys', ['--help'], ['rotate [--now]']],
+    ['client', ['add', 'x', '-h'], ['add <client_id>']],
     ['keys', ['help'], ['rotate [--now]']],
-    ['keys', ['rotate', '-h'], ['rotate [--now]']],
     ['operator', ['--help'], ['grant <email>', 'revoke <email>', 'list']],
-    ['operator', ['-h'], ['grant <email>']],
-    ['operator', ['help'], ['grant <email>']],
   ])('npm run %s -- %j prints the usage and exits 0', async (script, args, parts) => {
     const run = await npmRun(script, args);
     expect([run.code, run.stderr]).toEqual([0, '']);
