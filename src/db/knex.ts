@@ -10,6 +10,11 @@ export interface DbOptions {
   databaseUrl?: string | undefined;
   /** Folder of the embedded database; absent means an in-memory PGlite (tests). */
   dataDir?: string | undefined;
+  /**
+   * An in-memory PGlite starts from this dump of a data directory (PGlite's dumpDataDir) instead
+   * of an empty one: the tests' migrated template, ~0.7 s against ~3 s for a new database.
+   */
+  loadDataDir?: Blob | undefined;
 }
 
 /**
@@ -47,7 +52,7 @@ export async function createDb(options: DbOptions): Promise<Db> {
   }
   let pglite: InstanceType<typeof PGlite>;
   try {
-    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm, citext } });
+    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm, citext }, ...(options.loadDataDir && { loadDataDir: options.loadDataDir }) });
   } catch (error) {
     release();
     throw error;

@@ -1,4 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import knex from 'knex';
 import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.ts';
@@ -12,12 +15,39 @@ import { createStore } from '../../src/store/create-store.ts';
 /**
  * A fresh database and store namespace for one test file. With DATABASE_URL set, a new database
  * is created on that server (and dropped afterwards), so test files never see each other's
- * rows; without it, an in-memory PGlite. With REDIS_URL, keys get a random prefix.
+ * rows; without it, an in-memory PGlite started from a migrated template. With REDIS_URL, keys get a random prefix.
  */
+const migrationsDir = resolve(import.meta.dirname, '../../migrations');
+
+/**
+ * A dump of an embedded database with every migration applied, made once per set of migrations
+ * and kept in the system's temporary folder: starting PGlite from it takes ~0.7 s, a new one ~3 s,
+ * once per test file. Written under a temporary name and renamed, so a worker never reads half of
+ * one another is writing. Each test still runs migrateLatest on it (nothing to do, ~0.1 s).
+ */
+async function migratedTemplate(): Promise<Blob> {
+  const hash = createHash('sha256').update(readFileSync(resolve(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json')));
+  for (const name of readdirSync(migrationsDir).sort()) hash.update(name).update(readFileSync(join(migrationsDir, name)));
+  const path = join(tmpdir(), `nyckel-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (existsSync(path)) return new Blob([readFileSync(path)]);
+  const db = await createDb({});
+  try {
+    await migrateLatest(db);
+    const { pglite } = (db.client.config.connection as () => { pglite: { dumpDataDir(compression: 'none'): Promise<Blob> } })();
+    const dump = await pglite.dumpDataDir('none');
+    const partial = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, path);
+    return dump;
+  } finally {
+    await db.destroy();
+  }
+}
+
 export async function createTestDb(): Promise<{ db: Db; databaseUrl: string | undefined; drop: () => Promise<void> }> {
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
-    const db = await createDb({});
+    const db = await createDb({ loadDataDir: await migratedTemplate() });
     await migrateLatest(db);
     return { db, databaseUrl: undefined, drop: () => db.destroy() };
   }
