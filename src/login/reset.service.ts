@@ -17,6 +17,7 @@ import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { AppError } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { chooseLanguage } from '../mail/templates.ts';
+import { notifySecurityChange } from '../profile/security-notice.ts';
 import { signOutEverywhere } from '../profile/sessions.service.ts';
 import { budgetKey, clearFailures, guesserFor } from './lockout.ts';
 import { sendMail, takeMailPoint } from './login-mail.ts';
@@ -140,8 +141,9 @@ export async function checkResetToken(ctx: Context, token: string): Promise<{ em
  * confirmations wins), the account's other links die, sign-ins in progress are ended (one that
  * proved the old password does not finish its second factor), the account is signed out
  * everywhere (its portal and OP sessions, every application's grant and refresh tokens, its
- * remembered devices) and a notice is mailed. A reset never signs anyone in: the person signs in
- * afterwards, through MFA when enrolled.
+ * remembered devices) and a notice is mailed: "your password was changed", or, when the link set
+ * the account's first password (a set-password link), the security notice of a password added.
+ * A reset never signs anyone in: the person signs in afterwards, through MFA when enrolled.
  */
 export async function confirmPasswordReset(
   ctx: Context,
@@ -158,6 +160,8 @@ export async function confirmPasswordReset(
     if (!live) return null;
     const spent = await trx('password_reset_tokens').where({ id: live.id }).whereNull('used_at').update({ used_at: now, token_sealed: null });  // a spent link is no longer shown to operators
     if (spent !== 1) return null;
+    // A set-password link (a Stakeholder turning passwords on) creates the account's first one.
+    const created = (await trx('credentials').where({ account_id: live.account_id, type: 'password' }).first('id')) === undefined;
     await setPasswordHash(trx, live.account_id, hash, now);
     await clearPasswordResetRequired(trx, live.account_id, now);
     // The console's mirror of the lock that clearFailures ends below.
@@ -170,7 +174,7 @@ export async function confirmPasswordReset(
       user_agent: input.client.userAgent,
       at: now,
     });
-    return live;
+    return { ...live, created };
   });
   if (!row) throw resetErrors.failed();
 
@@ -181,7 +185,10 @@ export async function confirmPasswordReset(
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);
-  if (account) {
+  if (account && row.created) {
+    // Not "your password was changed": there was none. The notice of a new way to sign in.
+    await notifySecurityChange(ctx, account.id, { change: 'password_created' }, { ip: input.client.ip, userAgent: input.client.userAgent });
+  } else if (account) {
     const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
     await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((err: unknown) =>
       ctx.logger.error({ err }, 'password-changed mail failed'),

@@ -195,6 +195,9 @@ describe('the email-password switch', () => {
     expect(link.subject).toBe('Set a password for your account');
     const confirmed = await browser.json('/auth/reset/confirm', { token: tokenFrom(link), password: NEW_PASSWORD });
     expect(confirmed.status).toBe(200);
+    // Its first password: the notice of a password added, not "your password was changed".
+    const notice = await mail.waitFor(email, (m) => m.subject !== 'Set a password for your account' && !/sign-in code/i.test(m.subject));
+    expect(notice.subject).toBe('A password was added to your account');
     expect(await signsIn(email, NEW_PASSWORD)).toBe('Done');
     const [passwordId] = await credentials(id, 'password');
 
