@@ -4,7 +4,7 @@ import type { Context } from '../context.ts';
 import { activateTotp, pendingEnrolment, type PendingSecret } from '../credentials/totp/enrolment.ts';
 import { errors } from '../http/app-error.ts';
 import { listRememberedDevices, revokeRememberedDevice, type DeviceListing } from '../login/remembered-device.ts';
-import type { PortalSessionWithId } from '../session/portal-session.ts';
+import { addSessionMethods, type PortalSessionWithId } from '../session/portal-session.ts';
 import { forgetRememberedDevices } from './device-revocation.ts';
 import { profileErrors } from './profile-errors.ts';
 import { notifySecurityChange } from './security-notice.ts';
@@ -55,6 +55,8 @@ export async function activateEnrolment(
   if (code === '') throw profileErrors.totpRequired();
   const { id, replaced } = await activateTotp(ctx, owner(session), code, info);
   const change = replaced.length > 0 ? 'totp_replaced' : 'totp_activated';
+  // The code just given proves the authenticator in this session (see addSessionMethods).
+  await addSessionMethods(ctx, session, ['otp', 'mfa']);
   await forgetRememberedDevices(ctx, session.account_id, { reason: change, actorId: session.account_id, ...info });
   await notifySecurityChange(ctx, session.account_id, { change }, info);
   return { id, type: 'totp' };

@@ -148,16 +148,34 @@ async function readLiveSession(ctx: SessionContext, id: string): Promise<PortalS
   return null;
 }
 
-/**
- * Records a use of the session, at most once a minute. The TTL written is what is left of its
- * 12 h, never more: use does not extend the cap.
- */
+/** Records a use of the session, at most once a minute. */
 async function touch(ctx: SessionContext, session: PortalSessionWithId): Promise<void> {
   const now = nowSeconds(ctx);
   if (now - (session.last_seen ?? session.created_at) < lastSeenWriteSeconds) return;
+  await rewrite(ctx, { ...session, last_seen: now });
+}
+
+/**
+ * Adds authentication methods to a live session, when the person proved a factor in it after
+ * signing in: activating their first authenticator app takes a code of it, so the session has
+ * then proved the password (or email code) and the authenticator (RFC 8176 `otp` and `mfa`), as
+ * Keycloak counts the OTP configured at sign-in. Without it, the person who just turned on the
+ * app would be sent to sign in again before adding a passkey. The sign-in's auth_time is kept.
+ */
+export async function addSessionMethods(ctx: SessionContext, session: PortalSessionWithId, methods: readonly string[]): Promise<void> {
+  const amr = [...new Set([...session.amr, ...methods])];
+  if (amr.length === session.amr.length) return;
+  await rewrite(ctx, { ...session, amr, last_seen: nowSeconds(ctx) });
+}
+
+/**
+ * Writes a session back with what is left of its 12 h as TTL, never more: use does not extend
+ * the cap.
+ */
+async function rewrite(ctx: SessionContext, session: PortalSessionWithId): Promise<void> {
   const { id, ...stored } = session;
-  await ctx.store.set(key(id), JSON.stringify({ ...stored, last_seen: now }), stored.created_at + portalSessionTtlSeconds - now);
-  // A sign-out racing this touch may have deleted the session between its read and the write
+  await ctx.store.set(key(id), JSON.stringify(stored), Math.max(1, stored.created_at + portalSessionTtlSeconds - nowSeconds(ctx)));
+  // A sign-out racing this write may have deleted the session between its read and the write
   // above, which then put it back: a stolen cookie would survive "sign out everywhere". Every
   // sign-out writes the end guard before it deletes, so the guard is there to be seen now.
   if (await ctx.store.get(endedGuard(id))) await ctx.store.del(key(id));

@@ -143,6 +143,23 @@ describe('an account without a second factor', () => {
     expect(await credentialsOf(account, 'totp')).toHaveLength(1);
   });
 
+  it('the session that activated its first TOTP has proved it, and adds a passkey at once; another session has not', async () => {
+    const account = await createTotpAccount(t.ctx, { totp: 0 });
+    const other = t.agent();
+    await signIn(t.ctx, other, account);
+    const browser = t.agent();
+    await signIn(t.ctx, browser, account);
+    const setup = await browser.get('/auth/tfa/setup');
+    expect((await browser.post('/auth/tfa/activate').send({ totp_code: await codeAt(t.ctx, setup.body.secret) })).status).toBe(200);
+
+    const methods = (await listPortalSessions(t.ctx, account.id)).map((s) => [...s.amr].sort());
+    expect(methods).toEqual(expect.arrayContaining([['pwd'], ['mfa', 'otp', 'pwd']]));
+    expect((await registerPasskey(browser, authenticatorFor(t))).res.status).toBe(201);
+    // The browser signed in with the password alone before the app was turned on proved nothing more.
+    expect(answer(await other.post('/auth/passkeys/options').send({}))).toEqual(refused);
+    expect(await credentialsOf(account, 'webauthn')).toHaveLength(1);
+  });
+
   it('registers its first passkey after a password sign-in', async () => {
     const account = await createTotpAccount(t.ctx, { totp: 0 });
     const browser = t.agent();
