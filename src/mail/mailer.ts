@@ -27,6 +27,14 @@ export interface MailerOptions {
 }
 
 /**
+ * How long a send may wait on the mail server, in milliseconds. nodemailer's own defaults are 2
+ * minutes to connect, 30 s for the greeting and 10 minutes of silence mid-conversation, so a mail
+ * server that stopped answering held a person's "send me a code" for 30 s or more before its
+ * 503. A mail server that answers at all answers a small message within these.
+ */
+export const smtpTimeouts = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 } as const;
+
+/**
  * SMTP through nodemailer when SMTP_URL is set; otherwise each message is written to the outbox
  * folder as an .eml file. The log names the recipient and the kind of mail only: bodies hold codes
  * and links, and whoever reads the logs must not be able to sign in with what they find there.
@@ -35,7 +43,7 @@ export interface MailerOptions {
  */
 export function createMailer(options: MailerOptions): Mailer {
   const transport: Transporter = options.smtpUrl
-    ? nodemailer.createTransport(options.smtpUrl)
+    ? nodemailer.createTransport({ url: options.smtpUrl, ...smtpTimeouts })
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
   return {
