@@ -136,6 +136,19 @@ function hasEnded(config: Config, session: PortalSession, nowSeconds: number): b
 }
 
 /**
+ * Seconds until the session ends if it is not used again: its 12 h cap, or sooner its idle
+ * timeout (hasEnded). last_seen is written at most once a minute, so this may be up to a minute
+ * short, never long. For the console's view of an account's sessions.
+ */
+export function secondsLeft(ctx: Pick<Context, 'config' | 'now'>, session: PortalSession): number {
+  const now = Math.floor(ctx.now().getTime() / 1000);
+  const cap = session.created_at + portalSessionTtlSeconds - now;
+  if (session.persistent === true) return Math.max(0, cap);
+  const idle = (session.last_seen ?? session.created_at) + ctx.config.sessionIdleMinutes * 60 - now;
+  return Math.max(0, Math.min(cap, idle));
+}
+
+/**
  * Reads a session without counting it as used (listing an account's sessions reads every one of
  * them). One that has ended is destroyed, so it also leaves the account's index.
  */

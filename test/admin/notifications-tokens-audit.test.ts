@@ -197,6 +197,21 @@ describe('tokens of an account', () => {
     expect(JSON.stringify(audit)).not.toContain(token);
   });
 
+  it('a portal session shows when it ends: its idle timeout without "remember me", else its 12 h', async () => {
+    const person = await createPersona(t.ctx);
+    const base = { account_id: person.id, email: person.email, amr: ['pwd'], auth_time: 0, ip: null, user_agent: null };
+    await createPortalSession(t.ctx, base);
+    await createPortalSession(t.ctx, { ...base, persistent: true });
+    const sessions = (await support.get(`/api/tokens/${person.id}`)).body.filter((entry: { model: string }) => entry.model === 'PortalSession');
+    const ttls = sessions.map((entry: { ttl: number }) => entry.ttl).sort((a: number, b: number) => a - b);
+    const idle = t.ctx.config.sessionIdleMinutes * 60;
+    expect(ttls).toHaveLength(2);
+    expect(ttls[0]).toBeGreaterThan(idle - 5);
+    expect(ttls[0]).toBeLessThanOrEqual(idle);
+    expect(ttls[1]).toBeGreaterThan(12 * 3600 - 5);
+    expect(ttls[1]).toBeLessThanOrEqual(12 * 3600);
+  });
+
   it('an account without entries has an empty list; an unknown one 404', async () => {
     const person = await createPersona(t.ctx);
     expect((await support.get(`/api/tokens/${person.id}`)).body).toEqual([]);

@@ -3,7 +3,7 @@ import { findAccountById } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { listAccountKeys } from '../../oidc/adapter.ts';
-import { listPortalSessions } from '../../session/portal-session.ts';
+import { listPortalSessions, secondsLeft } from '../../session/portal-session.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 
@@ -40,10 +40,10 @@ export async function listAccountTokens(ctx: Context, operator: Operator, accoun
     client_id: entry.clientId ?? null,
   }));
   for (const session of portalSessions) {
-    // The store key of portal sessions (src/session/portal-session.ts).
+    // The store key of portal sessions (src/session/portal-session.ts). Its TTL in the store is the
+    // 12 h cap; a session without "remember me" ends sooner when left idle, which is what is shown.
     const storeKey = `session:${session.id}`;
-    const ttl = await ctx.store.ttl(storeKey);
-    if (ttl !== null) listings.push({ key: tokenLabel('PortalSession', storeKey), ttl, model: 'PortalSession', client_id: null });
+    listings.push({ key: tokenLabel('PortalSession', storeKey), ttl: secondsLeft(ctx, session), model: 'PortalSession', client_id: null });
   }
   listings.sort((a, b) => b.ttl - a.ttl || a.key.localeCompare(b.key));
   await recordOperatorAction(
