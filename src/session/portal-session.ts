@@ -130,22 +130,25 @@ export async function getPortalSessionById(ctx: SessionContext, id: string): Pro
  * count from their sign-in.
  */
 function hasEnded(config: Config, session: PortalSession, nowSeconds: number): boolean {
-  if (nowSeconds >= session.created_at + portalSessionTtlSeconds) return true;
-  if (session.persistent === true) return false;
-  return nowSeconds - (session.last_seen ?? session.created_at) > config.sessionIdleMinutes * 60;
+  const { cap, idle } = deadlines(config, session);
+  return nowSeconds >= cap || (idle !== null && nowSeconds > idle);
+}
+
+/** Epoch seconds: the end of the 12 h, and of the idle time allowed from the last use (none with "remember me"). */
+function deadlines(config: Config, session: PortalSession): { cap: number; idle: number | null } {
+  const cap = session.created_at + portalSessionTtlSeconds;
+  if (session.persistent === true) return { cap, idle: null };
+  return { cap, idle: (session.last_seen ?? session.created_at) + config.sessionIdleMinutes * 60 };
 }
 
 /**
- * Seconds until the session ends if it is not used again: its 12 h cap, or sooner its idle
- * timeout (hasEnded). last_seen is written at most once a minute, so this may be up to a minute
- * short, never long. For the console's view of an account's sessions.
+ * Seconds until the session ends if it is not used again (hasEnded). last_seen is written at
+ * most once a minute, so this may be up to a minute short, never long. For the console's view of
+ * an account's sessions.
  */
 export function secondsLeft(ctx: Pick<Context, 'config' | 'now'>, session: PortalSession): number {
-  const now = Math.floor(ctx.now().getTime() / 1000);
-  const cap = session.created_at + portalSessionTtlSeconds - now;
-  if (session.persistent === true) return Math.max(0, cap);
-  const idle = (session.last_seen ?? session.created_at) + ctx.config.sessionIdleMinutes * 60 - now;
-  return Math.max(0, Math.min(cap, idle));
+  const { cap, idle } = deadlines(ctx.config, session);
+  return Math.max(0, Math.min(cap, idle ?? cap) - nowSeconds(ctx));
 }
 
 /**
@@ -272,7 +275,7 @@ export function clearPortalSessionCookie(res: Response, config: Config): void {
   res.clearCookie(portalCookieNameFor(config), options);
 }
 
-function nowSeconds(ctx: SessionContext): number {
+function nowSeconds(ctx: Pick<Context, 'now'>): number {
   return Math.floor(ctx.now().getTime() / 1000);
 }
 
