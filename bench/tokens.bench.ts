@@ -13,8 +13,7 @@
  *   rotation and ES256 ID tokens.
  * - In the production setup a second baseline runs beside them: the same bare provider on Redis,
  *   through the plainest adapter (bench/plain-redis-adapter.ts). Its ratio to the in-memory one
- *   is what keeping the state in Redis costs the library by itself, the ceiling any Redis-backed
- *   deployment of it works under.
+ *   is what keeping the state in Redis costs the library by itself.
  * - Codes are minted by each server with its own provider models over IPC, between timed runs.
  *   Refresh grants run in chains that rotate the refresh token each time, as clients do, over
  *   many grants (fresh chains each round, exchanged from codes before the timed run).
@@ -25,7 +24,7 @@
  *   request waiting for Redis's answer with no other request to work on, while the in-memory
  *   baseline never waits, and the ratio then measures Redis's latency rather than the server's
  *   capacity (the bare provider on Redis shows the same). The lower one is printed for reference.
- *   From 32 in flight on, no side got faster on the CI machine (64 gave the same rates).
+ *   From 32 in flight on, no side got much faster on the CI machine (64 gave about the same rates).
  *
  * Targets: Nyckel ≥ 70% of bare on both grants; ≥ 1,500 refresh grants/s per core, counted as
  * refresh grants per CPU-second of the Nyckel server process (PostgreSQL and Redis run in their
