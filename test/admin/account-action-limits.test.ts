@@ -6,7 +6,8 @@ import { createPersona, errorType, signIn, startAdminApp, type AdminTestApp, typ
 /**
  * The budgets of the console's unlock and sign-out-everywhere (src/admin/accounts/action-limits.ts):
  * five of each per account and hour, whoever the operator, and 30 of both per operator in 15
- * minutes, whatever the account. A refused call answers 429 and neither changes nor records anything.
+ * minutes, whatever the account; and 30 reset mails per operator in 15 minutes. A refused call
+ * answers 429 and neither changes nor records anything.
  */
 let t: AdminTestApp;
 
@@ -77,6 +78,23 @@ describe("the console's account actions", () => {
     expect([refused.status, errorType(refused)]).toEqual([429, 'too_many_requests']);
     expect(await count('operator.account.unlocked', fresh)).toBe(0);
     expect((await otto.post(`/api/accounts/${fresh.id}/unlock`)).status).toBe(200);
+  });
+
+  it('reset mails: 30 per operator in 15 minutes over any accounts, then 429, with no link made or row written; other operators go on', async () => {
+    const [rita, rolf] = [await operator('Rita'), await operator('Rolf')];
+    expect(accountActionRules.operatorMail.points).toBe(30);
+    const targets = await Promise.all(Array.from({ length: 31 }, () => person()));
+    for (const target of targets.slice(0, 30)) expect((await rita.post(`/api/accounts/${target.id}/reset-password`)).status).toBe(200);
+
+    const fresh = targets[30]!;
+    const refused = await rita.post(`/api/accounts/${fresh.id}/reset-password`);
+    expect([refused.status, errorType(refused)]).toEqual([429, 'too_many_requests']);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await count('operator.password_reset.sent', fresh)).toBe(0);
+    expect(await t.ctx.db('password_reset_tokens').where({ account_id: fresh.id }).first('id')).toBeUndefined();
+    // The person's own mail budget was not spent by the refusal: another operator still mails them.
+    expect((await rolf.post(`/api/accounts/${fresh.id}/reset-password`)).status).toBe(200);
+    expect(await count('operator.password_reset.sent', fresh)).toBe(1);
   });
 
   it('costs nothing when the account does not exist or the role may not act on it', async () => {

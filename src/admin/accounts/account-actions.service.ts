@@ -13,7 +13,7 @@ import { signOutEverywhere } from '../../profile/sessions.service.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole, roleAllows, secondFactorTypes } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
-import { spendAccountAction } from './action-limits.ts';
+import { spendAccountAction, spendResetMail } from './action-limits.ts';
 
 export const accountActionErrors = {
   passwordRequired: () =>
@@ -25,7 +25,8 @@ export const accountActionErrors = {
 /**
  * "Reset Password" in the console: the same link and mail as the person's own "forgot password"
  * (a new link revokes older ones), in the account's language. The per-address mail budget
- * applies here too, so no one, operator or not, can flood an inbox through Nyckel.
+ * applies here too, so no one, operator or not, can flood an inbox through Nyckel; and each
+ * operator has a budget of reset mails (action-limits.ts), so no one can mail every account.
  *
  * The link and its audit row are written in one transaction, before the mail is sent: a link
  * exists from that moment whether or not the mail leaves, so a failed send (which still answers
@@ -34,6 +35,7 @@ export const accountActionErrors = {
 export async function sendResetEmail(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await spendResetMail(ctx, operator);
   await takeMailPoint(ctx, account.email);
   const { link } = await ctx.db.transaction(async (trx) => {
     const created = await createResetLink(ctx, account.id, { trx });

@@ -3,22 +3,27 @@ import { createRateLimits, type LimitRule, type RateLimits } from '../../http/ra
 import type { Operator } from '../operator-guard.ts';
 
 /**
- * Budgets of the console's unlock and sign-out-everywhere, the two account actions nothing else
- * bounds (a reset mail spends the address's mail budget; an account has only so many credentials
- * to delete). Each is audited, but a record after the fact does not stop a support session in
- * the wrong hands from
+ * Budgets of the console's account actions that support may take. Each is audited, but a record
+ * after the fact does not stop a support session in the wrong hands from
  * - unlocking one address over and over for a guesser: each unlock is ten new guesses, up to the
  *   100-in-a-row cap (src/login/lockout.ts), at a pace the doubling locks would not allow;
  * - signing one person out again and again, keeping them from their work;
- * - doing either to every account in turn.
- * Both budgets are far above what helping people needs: an unlock or a sign-out that did not
- * help is rarely worth repeating more than a few times an hour.
+ * - doing either to every account in turn;
+ * - mailing reset links to every account in turn: each address's mail budget (login-mail.ts)
+ *   bounds the mails to one address, not how many addresses one operator mails, and every mail
+ *   revokes the link the person may be about to use.
+ * The budgets are far above what helping people needs: an unlock or a sign-out that did not
+ * help is rarely worth repeating more than a few times an hour, and an operator sends a reset
+ * mail while talking to the person. (An account has only so many credentials to delete, and
+ * deleting one takes an admin with a recent sign-in.)
  */
 export const accountActionRules = {
   /** Per action and account, by all operators together. */
   target: { points: 5, duration: 60 * 60 },
   /** Unlocks and sign-outs by one operator, whatever the account. */
   operator: { points: 30, duration: 15 * 60 },
+  /** Reset mails sent by one operator, whatever the account. */
+  operatorMail: { points: 30, duration: 15 * 60 },
 } as const satisfies Record<string, LimitRule>;
 
 export type LimitedAccountAction = 'unlock' | 'sign-out-everywhere';
@@ -32,11 +37,25 @@ const shared = new WeakMap<object, RateLimits<keyof typeof accountActionRules>>(
  * changed, so a refused call leaves no trace but the access log.
  */
 export async function spendAccountAction(ctx: Context, operator: Operator, action: LimitedAccountAction, accountId: string): Promise<void> {
+  const limits = limitsOf(ctx);
+  await limits.consume('operator', operator.account_id);
+  await limits.consume('target', `${action}:${accountId}`);
+}
+
+/**
+ * Takes a point of the operator's reset-mail budget; 429 `too_many_requests` with Retry-After when
+ * it is spent. Called after the account was found and before the address's mail budget is taken
+ * or a link made, so a refused call spends nothing of the person's and leaves no trace.
+ */
+export async function spendResetMail(ctx: Context, operator: Operator): Promise<void> {
+  await limitsOf(ctx).consume('operatorMail', operator.account_id);
+}
+
+function limitsOf(ctx: Context): RateLimits<keyof typeof accountActionRules> {
   let limits = shared.get(ctx);
   if (!limits) {
     limits = createRateLimits(ctx, accountActionRules);
     shared.set(ctx, limits);
   }
-  await limits.consume('operator', operator.account_id);
-  await limits.consume('target', `${action}:${accountId}`);
+  return limits;
 }
