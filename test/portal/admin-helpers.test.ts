@@ -129,10 +129,12 @@ describe('what a failed console call means', () => {
     expect(needsSecondFactor(error)).toBe(asked);
   });
 
-  it('a role refusal or a spent budget adds why to the failure message', () => {
+  it('a role refusal or a spent budget adds why to the failure message, as a sentence of its own', () => {
     const t = (key: string) => ({ 'admin.role_refused': 'Not allowed.', 'errors.too_many_requests': 'Wait a moment.' })[key]!;
-    expect(failureText('Failed to unlock', apiError(403), t)).toBe('Failed to unlock Not allowed.');
-    expect(failureText('Failed to unlock', apiError(429), t)).toBe('Failed to unlock Wait a moment.');
+    expect(failureText('Failed to unlock', apiError(403), t)).toBe('Failed to unlock. Not allowed.');
+    expect(failureText('Failed to unlock', apiError(429), t)).toBe('Failed to unlock. Wait a moment.');
+    // A message that already ends its sentence gets no second full stop.
+    expect(failureText('Failed to save SMS settings.', apiError(429), t)).toBe('Failed to save SMS settings. Wait a moment.');
     expect(failureText('Failed to unlock', apiError(409), t)).toBe('Failed to unlock');
     expect(failureText('Failed to unlock', new Error('x'), t)).toBe('Failed to unlock');
   });

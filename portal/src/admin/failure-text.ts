@@ -8,7 +8,15 @@ import { isApiError } from '../api/client.ts';
  */
 export function failureText(message: string, error: unknown, t: (key: 'admin.role_refused' | 'errors.too_many_requests') => string): string {
   if (!isApiError(error)) return message;
-  if (error.status === 403) return `${message} ${t('admin.role_refused')}`;
-  if (error.status === 429) return `${message} ${t('errors.too_many_requests')}`;
+  if (error.status === 403) return withReason(message, t('admin.role_refused'));
+  if (error.status === 429) return withReason(message, t('errors.too_many_requests'));
   return message;
+}
+
+/**
+ * Two sentences: the spec's failure messages have no full stop ("Failed to send password reset
+ * email"), and run together with the reason they would read as one garbled sentence.
+ */
+function withReason(message: string, reason: string): string {
+  return /[.!?]$/.test(message) ? `${message} ${reason}` : `${message}. ${reason}`;
 }
