@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
 import { sendAccountPasswordReset, signAccountOutEverywhere, unlockAccount, type AdminAccount } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
@@ -8,6 +9,7 @@ import { failureText } from '../failure-text.ts';
 import { useFocusBack } from '../focus-back.ts';
 import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { Modal } from '../modal.tsx';
+import { tokensPath } from '../tenants/user-search.ts';
 import { useToast } from '../toast.tsx';
 import { formatUtc } from '../utc-time.ts';
 import { accountKinds, initialsOf, KIND_KEYS, lockEnd } from './account-view.ts';
@@ -19,7 +21,10 @@ interface AccountRowProps {
   onChange: (account: AdminAccount) => void;
 }
 
-/** One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access, reset, unlock, sign out everywhere. */
+/**
+ * One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access,
+ * its sessions and tokens, reset, unlock, sign out everywhere.
+ */
 export function AccountRow({ account, onChange }: AccountRowProps) {
   const { t } = useTranslation();
   const toast = useToast();
@@ -175,6 +180,11 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
         </dl>
       </div>
       <div className="row-actions">
+        {/* Where the person is signed in: the tokens page lists their sessions too. Linked from the
+            tenant's users as well, but a person without tenant access is only found here. */}
+        <Link className="btn btn-secondary" href={tokensPath(account.email, account.id)} aria-label={t('admin.tenant.tokens_of', { email: account.email })}>
+          {t('admin.tokens')}
+        </Link>
         <Button ref={resetButton} type="button" variant="secondary" loading={sending} onClick={() => void sendReset()}>
           {t('admin.account.reset_password')}
         </Button>
