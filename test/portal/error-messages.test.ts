@@ -1,7 +1,11 @@
 import i18next from 'i18next';
 import { describe, expect, it } from 'vitest';
+import { checkPasswordPolicy } from '../../src/credentials/password/policy.ts';
+import { emailSchema } from '../../src/login/login.schemas.ts';
 import {
+  confirmResetErrorText,
   describeLoginError,
+  KNOWN_SERVER_MESSAGES,
   LOGIN_ERROR_TYPES,
   loginErrorFrom,
   loginErrorFromType,
@@ -57,14 +61,63 @@ describe('login error messages (spec section 8)', () => {
     expect(loginErrorFrom(failure).key).toBe('errors.account_locked');
   });
 
-  it('shows the server text of weak_password and validation_error, translated when known', () => {
+  it('shows the server text of weak_password and validation_error translated, never raw English', () => {
     const t = (key: string) => translate(en, key);
     const known = loginErrorFrom(error('weak_password', 400, 'Password must be at least 9 characters'));
     expect(describeLoginError(known, t)).toBe('At least 9 characters');
-    const unknown = loginErrorFrom(error('validation_error', 400, 'email: Invalid email address'));
-    expect(describeLoginError(unknown, t)).toBe('email: Invalid email address');
+    // A text the portal cannot translate would be English in the Swedish UI: the type's message stands in.
+    const unknown = loginErrorFrom(error('validation_error', 400, 'Too big: expected string to have <=254 characters'));
+    expect(describeLoginError(unknown, t)).toBe('Please check the information you entered');
+    expect(describeLoginError(unknown, (key) => translate(sv, key))).toBe('Kontrollera uppgifterna du angav');
     const empty = loginErrorFrom(error('weak_password'));
     expect(describeLoginError(empty, t)).toBe(translate(en, 'errors.weak_password'));
+  });
+
+  describe('every reason the server gives for refusing a new password is told in Swedish too', () => {
+    const reason = (password: string) => {
+      const result = checkPasswordPolicy(password);
+      if (result.ok) throw new Error(`${password} passes the policy`);
+      return result.reason;
+    };
+    it.each([
+      ['too short', 'Ab1!'],
+      ['too long', `Ab1!${'x'.repeat(300)}`],
+      ['no uppercase letter', 'abcdefgh1!'],
+      ['no digit', 'Abcdefghi!'],
+      ['no special character', 'Abcdefgh1'],
+      // Meets every rule the form ticks off: only the server's reason tells the person what is wrong.
+      ['a common password', 'P@ssword1'],
+    ])('%s', (_name, password) => {
+      const failure = error('weak_password', 422, reason(password));
+      const english = describeLoginError(loginErrorFrom(failure), (key) => translate(en, key));
+      const swedish = describeLoginError(loginErrorFrom(failure), (key) => translate(sv, key));
+      expect(KNOWN_SERVER_MESSAGES[reason(password)], reason(password)).toBeDefined();
+      expect(swedish).not.toBe(english);
+      expect(swedish).not.toBe(translate(sv, 'errors.weak_password'));
+    });
+  });
+
+  it('tells a badly formed email address in the UI language (the browser lets "anna@firma" through)', () => {
+    const parsed = emailSchema.safeParse('anna@firma');
+    const msg = parsed.success ? '' : (parsed.error.issues[0]?.message ?? '');
+    const failure = error('validation_error', 422, msg);
+    expect(describeLoginError(loginErrorFrom(failure), (key) => translate(sv, key))).toBe(translate(sv, 'errors.invalid_email'));
+    expect(translate(sv, 'errors.invalid_email')).not.toBe('errors.invalid_email');
+  });
+
+  describe('setting a password from a reset link fails', () => {
+    const t = (key: string) => translate(en, key);
+    it.each([
+      ['no answer', { status: 0, detail: [{ type: 'network_error', msg: 'Failed to fetch' }] }, 'Network error. Please try again later.'],
+      ['service down', { status: 503, detail: [] }, 'Network error. Please try again later.'],
+      ['too many tries', error('too_many_requests', 429), 'Too many attempts. Please wait a moment and try again.'],
+      ['a common password', error('weak_password', 422, 'Password is too common, choose another one'), translate(en, 'password.too_common')],
+      ['a weak password, reason unknown', error('weak_password', 422, 'Password must not be your email'), 'The password is too weak'],
+      ['a used or expired link', error('reset_failed', 406, 'Password reset failed'), 'Password reset failed'],
+      ['not an API error', new Error('boom'), 'Password reset failed'],
+    ])('%s', (_name, failure, text) => {
+      expect(confirmResetErrorText(failure, t)).toBe(text);
+    });
   });
 
   it('maps an error type passed in the query', () => {
@@ -112,7 +165,9 @@ describe('login error messages (spec section 8)', () => {
     [{ status: 0, detail: [] }, 'errors.network_error'],
     [{ status: 429, detail: [] }, 'errors.too_many_requests'],
     [{ status: 500, detail: [] }, 'errors.failed_to_send_reset_email'],
-    [{ status: 400, detail: [{ type: 'validation_error', msg: '' }] }, 'errors.failed_to_send_reset_email'],
+    [{ status: 403, detail: [{ type: 'cross_site_request', msg: '' }] }, 'errors.failed_to_send_reset_email'],
+    // The page lets `anna@firma.s` through; the server does not. Says nothing about an account.
+    [{ status: 422, detail: [{ type: 'validation_error', msg: 'Invalid email address' }] }, 'errors.invalid_email'],
   ])('reset request failure %j → %s', (failure, key) => {
     expect(resetRequestErrorKey(failure)).toBe(key);
   });

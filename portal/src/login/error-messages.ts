@@ -65,17 +65,22 @@ export const DEFAULT_LOGIN_ERROR: LoginError = { key: 'errors.failed_to_authenti
 export const NETWORK_LOGIN_ERROR: LoginError = { key: 'errors.network_error', kind: 'soft' };
 
 /**
- * English server texts the portal knows how to translate (the server answers `msg` in English).
- * Unknown texts are shown as the server wrote them.
+ * English server texts the portal knows how to translate (the server answers `msg` in English:
+ * the password policy's reasons, src/credentials/password/policy.ts, and zod's email check).
+ * An unknown text is never shown as is, since it would be English in the Swedish UI: the
+ * mapped message of its type stands in for it.
  */
 export const KNOWN_SERVER_MESSAGES: Record<string, string> = {
   'Passwords do not match': 'password.mismatch',
   'Password cannot be empty': 'password.empty',
   'Password must be at least 8 characters': 'password.too_short',
   'Password must be at least 9 characters': 'password.rules.length',
+  'Password must be at most 256 characters': 'password.too_long',
   'Password must contain an uppercase letter': 'password.rules.uppercase',
   'Password must contain a digit': 'password.rules.digit',
   'Password must contain a special character': 'password.rules.special',
+  'Password is too common, choose another one': 'password.too_common',
+  'Invalid email address': 'errors.invalid_email',
 };
 
 interface ErrorLike {
@@ -112,25 +117,48 @@ export function loginErrorFromType(type: string): LoginError {
   return loginErrorFrom({ status: 400, detail: [{ type, msg: '' }] });
 }
 
+/** The i18n key of the first detail's server text, when the portal knows it. */
+export function knownServerMessageKey(error: unknown): string | null {
+  if (!isErrorLike(error)) return null;
+  return KNOWN_SERVER_MESSAGES[error.detail[0]?.msg ?? ''] ?? null;
+}
+
 /** i18next's `t`, as far as used here (the plural form picks its text by `count`). */
 interface Translate {
   (key: string): string;
   (key: string, options: { count: number }): string;
 }
 
-/** The text to show: the server's text (translated when known), else the mapped message (with its wait). */
+/** The text to show: the server's text when known (translated), else the mapped message (with its wait). */
 export function describeLoginError(error: LoginError, t: Translate): string {
-  if (error.serverMessage) {
-    const known = KNOWN_SERVER_MESSAGES[error.serverMessage];
-    return known ? t(known) : error.serverMessage;
-  }
+  const known = error.serverMessage ? KNOWN_SERVER_MESSAGES[error.serverMessage] : undefined;
+  if (known) return t(known);
   if (error.wait) return t(error.wait.key, { count: error.wait.count });
   return t(error.key);
 }
 
-/** Sending a reset link failed: a network problem, or anything else (never says why). */
+/**
+ * Setting the password from a reset link failed: no answer, too many tries, or the server refused
+ * the password (its reason, translated); anything else — a used or expired link included — is the
+ * spec's "Password reset failed".
+ */
+export function confirmResetErrorText(error: unknown, t: Translate): string {
+  if (!isErrorLike(error)) return t('errors.password_reset_failed');
+  if (error.status === 0 || error.status === 503) return t(NETWORK_LOGIN_ERROR.key);
+  if (error.status === 429) return t('errors.too_many_requests');
+  const type = error.detail[0]?.type;
+  if (type === 'weak_password' || type === 'validation_error') return describeLoginError(loginErrorFrom(error), t);
+  return t('errors.password_reset_failed');
+}
+
+/**
+ * Sending a reset link failed: a network problem, too many requests, an address the server cannot
+ * take (its check is stricter than the page's simple pattern: `anna@firma.s`), or anything else.
+ * None of them says whether the address has an account.
+ */
 export function resetRequestErrorKey(error: unknown): string {
   if (isErrorLike(error) && (error.status === 0 || error.status === 503)) return NETWORK_LOGIN_ERROR.key;
   if (isErrorLike(error) && error.status === 429) return 'errors.too_many_requests';
+  if (isErrorLike(error) && error.detail[0]?.type === 'validation_error') return 'errors.invalid_email';
   return 'errors.failed_to_send_reset_email';
 }

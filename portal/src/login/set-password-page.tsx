@@ -8,7 +8,7 @@ import { Button } from '../components/button.tsx';
 import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
-import { describeLoginError, loginErrorFrom } from './error-messages.ts';
+import { confirmResetErrorText } from './error-messages.ts';
 import { SET_PASSWORD_PROBLEM_KEYS, setPasswordProblem, visibleSetPasswordProblem } from './password-rules.ts';
 
 type Status = 'checking' | 'invalid' | 'ready' | 'saving' | 'done';
@@ -52,9 +52,7 @@ export function SetPasswordPage({ token }: { token: string }) {
       setAccountType(answer.type ?? null);
       setStatus('done');
     } catch (failure) {
-      const known = isApiError(failure) && failure.status !== 406 ? loginErrorFrom(failure) : null;
-      // The server's own refusal (weak_password, validation_error) is shown as it explains it.
-      setError(known?.serverMessage ? describeLoginError(known, t) : t('errors.password_reset_failed'));
+      setError(confirmResetErrorText(failure, t));
       setStatus('ready');
     }
   };

@@ -6,18 +6,10 @@ import { Button } from '../components/button.tsx';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { isCreatePasswordValid } from '../login/password-rules.ts';
 import { changePassword } from './profile-api.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { LOGIN_PATH, passwordChangeFailure } from './profile-errors.ts';
 
-type Problem = 'current' | 'weak' | 'locked' | 'too-many' | 'network' | 'failed';
-
-const problemKeys: Record<Problem, string> = {
-  current: 'profile.change_password.current_invalid',
-  weak: 'errors.weak_password',
-  locked: 'errors.account_locked',
-  'too-many': 'errors.too_many_requests',
-  network: 'errors.network_error',
-  failed: 'profile.change_password.failed',
-};
+/** The message of a failed change (i18n key), and whether it is about the current password. */
+type Problem = { key: string; current: boolean };
 
 /** Where focus goes once an answer arrives (the form was disabled meanwhile, so it was lost). */
 type FocusTarget = 'current' | 'submit' | 'done';
@@ -66,18 +58,10 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
       setFocus({ target: 'done' });
       onChanged();
     } catch (error) {
-      const failure = profileFailure(error);
+      const failure = passwordChangeFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
-      const byType: Record<string, Problem> = {
-        'password/current-invalid': 'current',
-        weak_password: 'weak',
-        account_locked: 'locked',
-        too_many_requests: 'too-many',
-      };
-      const found: Problem =
-        failure.kind === 'network' ? 'network' : (failure.kind === 'rejected' && failure.type && byType[failure.type]) || 'failed';
-      setProblem(found);
-      setFocus({ target: found === 'current' ? 'current' : 'submit' });
+      setProblem(failure);
+      setFocus({ target: failure.current ? 'current' : 'submit' });
     } finally {
       setPending(false);
     }
@@ -95,8 +79,8 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
             autoComplete="current-password"
             ref={currentRef}
             disabled={pending}
-            aria-invalid={problem === 'current' || undefined}
-            aria-describedby={problem === 'current' ? `${id}-problem` : undefined}
+            aria-invalid={problem?.current || undefined}
+            aria-describedby={problem?.current ? `${id}-problem` : undefined}
             value={current}
             onChange={(event) => setCurrent(event.target.value)}
           />
@@ -106,7 +90,7 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
           <input type="checkbox" checked={signOutOthers} disabled={pending} onChange={(event) => setSignOutOthers(event.target.checked)} />
           {t('profile.change_password.sign_out_others')}
         </label>
-        <ErrorAlert id={`${id}-problem`} message={problem ? t(problemKeys[problem]) : null} />
+        <ErrorAlert id={`${id}-problem`} message={problem ? t(problem.key) : null} />
         {done && (
           // A Notice that can take focus: the fields were cleared and Submit is disabled again.
           <div ref={doneRef} className="alert alert-info" role="status" tabIndex={-1}>

@@ -1,3 +1,4 @@
+import { knownServerMessageKey } from '../login/error-messages.ts';
 import { SECOND_FACTOR_PARAM } from '../login/second-factor.ts';
 
 /**
@@ -93,4 +94,28 @@ export function activateOutcome(error: unknown): ActivateOutcome {
     default:
       return 'unexpected';
   }
+}
+
+/**
+ * What a failed password change tells the person: an i18n key, and whether it is about the
+ * current password (focus goes there). A refused new password says which rule it broke — the
+ * form's own rules were all met, so the server's reason (e.g. too common) is the news.
+ */
+export type PasswordChangeFailure = { kind: 'signed-out' } | { kind: 'problem'; key: string; current: boolean };
+
+const PASSWORD_CHANGE_KEYS: Record<string, string> = {
+  'password/current-invalid': 'profile.change_password.current_invalid',
+  account_locked: 'errors.account_locked',
+  too_many_requests: 'errors.too_many_requests',
+};
+
+export function passwordChangeFailure(error: unknown): PasswordChangeFailure {
+  const failure = profileFailure(error);
+  if (failure.kind === 'signed-out') return failure;
+  const problem = (key: string, current = false): PasswordChangeFailure => ({ kind: 'problem', key, current });
+  if (failure.kind === 'network') return problem('errors.network_error');
+  if (failure.kind !== 'rejected' || !failure.type) return problem('profile.change_password.failed');
+  if (failure.type === 'weak_password') return problem(knownServerMessageKey(error) ?? 'errors.weak_password');
+  const key = PASSWORD_CHANGE_KEYS[failure.type];
+  return key ? problem(key, failure.type === 'password/current-invalid') : problem('profile.change_password.failed');
 }
