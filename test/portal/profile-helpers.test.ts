@@ -4,9 +4,10 @@ import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import { arrivalNotice } from '../../portal/src/profile/profile-navigation.ts';
 import { deviceName } from '../../portal/src/profile/device-name.ts';
 import { initialsOf } from '../../portal/src/profile/initials.ts';
-import { activateOutcome, profileFailure, reauthUrl } from '../../portal/src/profile/profile-errors.ts';
+import { activateOutcome, passwordChangeFailure, profileFailure, reauthUrl } from '../../portal/src/profile/profile-errors.ts';
 import { RELATIVE_TIME_KEYS, relativeTime } from '../../portal/src/profile/relative-time.ts';
 import { codeInput, compactSecret, groupSecret, qrCodeSrc } from '../../portal/src/profile/totp-secret.ts';
+import { describeSwitchMessage, upstreamArrival } from '../../portal/src/profile/upstream-arrival.ts';
 import { translate } from './translate.ts';
 
 describe('device name from the user agent', () => {
@@ -146,6 +147,29 @@ describe('failed profile calls', () => {
     expect(activateOutcome(failure)).toBe(outcome);
   });
 
+  describe('a failed password change', () => {
+    const refused = (status: number, type: string, msg: string) => ({ status, detail: [{ type, msg }] });
+    it.each([
+      ['wrong current password', error(403, 'password/current-invalid'), 'profile.change_password.current_invalid', true],
+      // The form's rules were all met: the server's reason is the news, in the UI language.
+      ['a common password', refused(422, 'weak_password', 'Password is too common, choose another one'), 'password.too_common', false],
+      ['a too long password', refused(422, 'weak_password', 'Password must be at most 256 characters'), 'password.too_long', false],
+      ['a weak password, reason unknown', refused(422, 'weak_password', 'Something new'), 'errors.weak_password', false],
+      ['locked', error(423, 'account_locked'), 'errors.account_locked', false],
+      ['too many tries', error(429, 'too_many_requests'), 'errors.too_many_requests', false],
+      ['no answer', error(0, 'network_error'), 'errors.network_error', false],
+      ['no password to change', error(409, 'password/none'), 'profile.change_password.failed', false],
+      ['not an API error', new Error('boom'), 'profile.change_password.failed', false],
+    ])('%s', (_name, failure, key, current) => {
+      expect(passwordChangeFailure(failure)).toEqual({ kind: 'problem', key, current });
+      for (const catalogue of [en, sv]) expect(translate(catalogue, key)).not.toBe(key);
+    });
+
+    it('a lost session sends the person to sign in', () => {
+      expect(passwordChangeFailure(error(401, 'unauthorized'))).toEqual({ kind: 'signed-out' });
+    });
+  });
+
   it('sends the person to sign in again with their email, and back to the profile page they were on', () => {
     expect(reauthUrl('anna+test@example.com')).toBe('/login?email=anna%2Btest%40example.com&return_to=%2Fprofile');
     const query = new URLSearchParams(reauthUrl('anna+test@example.com', '/profile/credentials/totp/setup').split('?')[1]);
@@ -168,5 +192,34 @@ describe('the notice carried to /profile', () => {
     [undefined, null],
   ])('%j → %s', (state, notice) => {
     expect(arrivalNotice(state)).toBe(notice);
+  });
+});
+
+describe('back on /profile from linking Google or Microsoft', () => {
+  const inEnglish = (key: string, options?: { provider: string }) => translate(en, key).replace('{{provider}}', options?.provider ?? '{{provider}}');
+  const inSwedish = (key: string, options?: { provider: string }) => translate(sv, key).replace('{{provider}}', options?.provider ?? '{{provider}}');
+
+  it.each([
+    ['?linked=google', 'Your Google account is linked.', 'Ditt Google-konto är kopplat.'],
+    ['?error=oauth/identity_in_use', 'That account is already linked to another user.', 'Det kontot är redan kopplat till en annan användare.'],
+    ['?error=oauth/access_denied', translate(en, 'upstream.errors.access_denied'), translate(sv, 'upstream.errors.access_denied')],
+    ['?error=reauthentication_required', translate(en, 'upstream.errors.reauthentication_required'), translate(sv, 'upstream.errors.reauthentication_required')],
+    ['?error=oauth/something_new', 'An unexpected error occurred', 'Ett oväntat fel inträffade'],
+    ['?error=service_unavailable', 'An unexpected error occurred', 'Ett oväntat fel inträffade'],
+  ])('%s is told in the language in use when shown, not when it arrived', (search, english, swedish) => {
+    // The account's saved language can switch the page after the message arrived.
+    const message = upstreamArrival(search);
+    expect(message).not.toBeNull();
+    expect(describeSwitchMessage(message!, inEnglish)).toBe(english);
+    expect(describeSwitchMessage(message!, inSwedish)).toBe(swedish);
+  });
+
+  it.each(['', '?linked=yahoo', '?lang=sv'])('%j shows nothing', (search) => {
+    expect(upstreamArrival(search)).toBeNull();
+  });
+
+  it('asks to sign in again when the link needed a recent sign-in', () => {
+    expect(upstreamArrival('?error=reauthentication_required')?.reauth).toBe(true);
+    expect(upstreamArrival('?error=oauth/not_linked')?.reauth).toBeUndefined();
   });
 });

@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TFunction } from 'i18next';
 import { useLocation } from 'wouter';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
@@ -11,8 +10,7 @@ import { useConfiguredProviders } from '../login/oauth-providers.ts';
 import { providerOf, type Provider } from '../login/providers.ts';
 import { LOGIN_PATH, profileFailure, reauthUrl } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
-
-type Message = { kind: 'notice' | 'error'; text: string; reauth?: boolean } | null;
+import { describeSwitchMessage, upstreamArrival, type SwitchMessage } from './upstream-arrival.ts';
 
 interface UpstreamSwitchesProps {
   credentials: readonly AvailableCredential[];
@@ -32,7 +30,7 @@ interface UpstreamSwitchesProps {
 export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwitchesProps) {
   const { t } = useTranslation();
   const configured = useConfiguredProviders();
-  const [message, setMessage] = useState<Message>(() => arrivalMessage(t));
+  const [message, setMessage] = useState<SwitchMessage | null>(() => upstreamArrival(window.location.search));
   const [confirming, setConfirming] = useState<Provider | null>(null);
   const [pending, setPending] = useState<Provider | null>(null);
   const [, navigate] = useLocation();
@@ -51,23 +49,22 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
 
   const link = (provider: Provider) => {
     setPending(provider);
-    setMessage({ kind: 'notice', text: t('upstream.switches.redirecting', { provider: t(`provider.${provider}`) }) });
+    setMessage({ kind: 'notice', key: 'upstream.switches.redirecting', provider });
     window.location.assign(profileLinkUrl(provider, '/profile'));
   };
 
   const unlink = async (provider: Provider) => {
     setPending(provider);
-    const name = t(`provider.${provider}`);
     try {
       for (const credential of linkedTo(credentials, provider, configured)) await deleteCredential(credential.id);
-      setMessage({ kind: 'notice', text: t('upstream.switches.unlinked', { provider: name }) });
+      setMessage({ kind: 'notice', key: 'upstream.switches.unlinked', provider });
       (onChanged ?? (() => window.location.reload()))();
     } catch (error) {
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
       if (failure.kind === 'reauth') return reauth.require(failure.reason);
       const last = failure.kind === 'rejected' && failure.type === 'credential/last-sign-in-method';
-      setMessage({ kind: 'error', text: t(last ? 'upstream.switches.last_method' : 'errors.failed_to_remove_auth_method') });
+      setMessage({ kind: 'error', key: last ? 'upstream.switches.last_method' : 'errors.failed_to_remove_auth_method' });
     } finally {
       setPending(null);
       setConfirming(null);
@@ -118,11 +115,11 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
         />
       )}
       {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}
-      {message?.kind === 'notice' && <Notice message={message.text} />}
-      {message?.kind === 'error' && !message.reauth && <ErrorAlert message={message.text} />}
+      {message?.kind === 'notice' && <Notice message={describeSwitchMessage(message, t)} />}
+      {message?.kind === 'error' && !message.reauth && <ErrorAlert message={describeSwitchMessage(message, t)} />}
       {message?.reauth && (
         <div className="alert alert-info" role="alert">
-          <p className="reauth-text">{message.text}</p>
+          <p className="reauth-text">{describeSwitchMessage(message, t)}</p>
           <a href={reauthUrl(email)}>{t('profile.reauth.link')}</a>
         </div>
       )}
@@ -132,18 +129,4 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
 
 function linkedTo(credentials: readonly AvailableCredential[], provider: Provider, configured: readonly ConfiguredProvider[]) {
   return credentials.filter((credential) => providerOf(credential, configured) === provider);
-}
-
-/** The message of the redirect back from a link (`?linked=` or `?error=`). */
-function arrivalMessage(t: TFunction): Message {
-  const query = new URLSearchParams(window.location.search);
-  const linked = query.get('linked');
-  if (linked === 'google' || linked === 'microsoft') {
-    return { kind: 'notice', text: t('upstream.switches.linked', { provider: t(`provider.${linked}`) }) };
-  }
-  const error = query.get('error');
-  if (!error) return null;
-  if (error === 'reauthentication_required') return { kind: 'error', text: t('upstream.errors.reauthentication_required'), reauth: true };
-  const known = /^oauth\/(provider_not_configured|provider_unavailable|state_mismatch|access_denied|provider_error|not_linked|identity_in_use|tenant_not_allowed)$/.exec(error);
-  return { kind: 'error', text: t(known ? `upstream.errors.${known[1]}` : 'errors.unexpected_error') };
 }
