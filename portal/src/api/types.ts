@@ -43,7 +43,8 @@ export interface TenantSummary {
   id: string;
   name: string;
   slug: string;
-  url: string;
+  /** Null until an operator gives the tenant its address (the console creates tenants without one). */
+  url: string | null;
 }
 
 export interface AvailableTenantsResponse {

@@ -67,7 +67,9 @@ interface TenantListProps {
 
 function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
   const { t } = useTranslation();
-  const portalRef = useAutoFocus<HTMLAnchorElement>(tenants.length === 0);
+  // Focus starts on the first tenant that can be opened, else on the sharing portal.
+  const firstOpen = tenants.findIndex((tenant) => tenant.url);
+  const portalRef = useAutoFocus<HTMLAnchorElement>(firstOpen === -1);
   return (
     <AuthLayout brand={answer.is_stakeholder && tenants.length === 0 ? t('app.sharing_portal') : undefined}>
       <section className="step">
@@ -77,7 +79,7 @@ function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
         <ul className="tenant-list">
           {tenants.map((tenant, index) => (
             <li key={tenant.id}>
-              <TenantCard tenant={tenant} accessed={accessed} autoFocus={index === 0} />
+              <TenantCard tenant={tenant} accessed={accessed} autoFocus={index === firstOpen} />
             </li>
           ))}
         </ul>
@@ -91,7 +93,11 @@ function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
   );
 }
 
-function TenantCard({ tenant, accessed, autoFocus }: { tenant: TenantSummary; accessed: AccessedTenants; autoFocus: boolean }) {
+/**
+ * A tenant to open. One without an address yet is shown, but not as a link: an <a> without href
+ * cannot be reached with Tab and does nothing when clicked, so it says why instead.
+ */
+export function TenantCard({ tenant, accessed, autoFocus }: { tenant: TenantSummary; accessed: AccessedTenants; autoFocus: boolean }) {
   const { t } = useTranslation();
   const ref = useAutoFocus<HTMLAnchorElement>(autoFocus);
   const days = daysSinceAccess(accessed, tenant.id, new Date());
@@ -103,6 +109,15 @@ function TenantCard({ tenant, accessed, autoFocus }: { tenant: TenantSummary; ac
       // Storage may be unavailable (private mode); the link still works.
     }
   };
+  if (!tenant.url) {
+    return (
+      <div className="tenant-card unavailable">
+        <span className="tenant-name">{tenant.name}</span>
+        <span className="tenant-slug">{tenant.slug}</span>
+        <span className="tenant-access">{t('tenants.no_address')}</span>
+      </div>
+    );
+  }
   return (
     <a ref={ref} className="tenant-card" href={tenant.url} onClick={remember}>
       <span className="tenant-name">{tenant.name}</span>
