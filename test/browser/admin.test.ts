@@ -430,7 +430,7 @@ describe('signing out everywhere', () => {
     const confirm = page.getByRole('dialog', { name: t.en('admin.account.sign_out_title') });
     await confirm.getByRole('button', { name: t.en('admin.account.sign_out_everywhere'), exact: true }).click();
     // The server's 403 is a role refusal, shown on the page: not a sign-in problem.
-    await page.getByText(`${t.en('admin.account.sign_out_failed')} ${t.en('admin.role_refused')}`, { exact: true }).waitFor();
+    await page.getByText(`${t.en('admin.account.sign_out_failed')}. ${t.en('admin.role_refused')}`, { exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/admin/accounts');
     expect(await listPortalSessions(h.server.ctx, accountId)).toHaveLength(1);
   });
