@@ -7,6 +7,7 @@ import { loadAccountFacts } from '../login/login-answer.ts';
 import { loginErrors } from '../login/login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from '../login/login-finish.ts';
 import { assertState, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
+import { rateLimitsFor } from '../http/rate-limit.ts';
 import { assertNotLocked, guesserFor } from '../login/lockout.ts';
 import { verifyFirstFactor } from '../login/login.service.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
@@ -48,6 +49,8 @@ export async function completeCallback(ctx: Context, input: CallbackInput): Prom
   const state = input.query.get('state') ?? '';
   const tx = state ? await takeTransaction(ctx, state) : null;
   try {
+    // The per-IP budget is answered like any refusal here: a redirect to where the person came from.
+    await rateLimitsFor(ctx).consume('ip', input.info.ip ?? 'unknown');
     if (!tx || !input.cookie || !sameState(input.cookie.state, state)) throw upstreamErrors.stateMismatch();
     if (tx.provider !== input.provider) throw upstreamErrors.stateMismatch();
     const identity = await exchangeCode(ctx, tx, input.query);

@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { Context } from '../context.ts';
 import { AppError } from '../http/app-error.ts';
+import { rateLimitsFor } from '../http/rate-limit.ts';
 import { assertState, requireLoginSession, type LoginSession } from '../login/login-session.ts';
 import { assertRecentSignIn } from '../profile/signed-in.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
@@ -27,15 +28,17 @@ export function configuredProvider(ctx: Pick<Context, 'config'>, raw: string): U
  * /auth/login/oauth/{provider} (sign in, from CredentialsRequired) and /auth/login/link/oauth/{provider}
  * (link after the email code, from AskedCreateCredential). The login session must be this
  * browser's (cookie) and in the step that offers the button. Any refusal goes back to /login with
- * the error; the session, when there is one, stays where it was.
+ * the error; the session, when there is one, stays where it was. The per-IP budget too
+ * (`too_many_requests`): a browser redirect's answer is a page, never JSON shown raw.
  */
 export async function startFromLogin(
   ctx: Context,
-  input: { provider: string; purpose: 'login' | 'link-after-code'; cookieId: string | undefined; sessionId: string },
+  input: { provider: string; purpose: 'login' | 'link-after-code'; cookieId: string | undefined; sessionId: string; ip: string },
 ): Promise<StartRedirect> {
   let session: LoginSession | null = null;
   try {
     session = await requireLoginSession(ctx, input.cookieId, input.sessionId);
+    await rateLimitsFor(ctx).consume('ip', input.ip);
     assertState(session, input.purpose === 'login' ? 'CredentialsRequired' : 'AskedCreateCredential');
     const provider = configuredProvider(ctx, input.provider);
     return await begin(ctx, {
@@ -60,11 +63,12 @@ export async function startFromLogin(
  */
 export async function startFromProfile(
   ctx: Context,
-  input: { provider: string; from: unknown; portalSession: PortalSessionWithId | null },
+  input: { provider: string; from: unknown; portalSession: PortalSessionWithId | null; ip: string },
 ): Promise<StartRedirect> {
   const from = localPath(input.from);
   if (!input.portalSession) return { location: '/login' };
   try {
+    await rateLimitsFor(ctx).consume('ip', input.ip);
     assertRecentSignIn(input.portalSession, ctx.now());
     const provider = configuredProvider(ctx, input.provider);
     return await begin(ctx, {

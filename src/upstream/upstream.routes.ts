@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import type { Context } from '../context.ts';
-import { limitByIp } from '../http/rate-limit.ts';
 import type { RequestInfo } from '../login/login-finish.ts';
 import { loginCookieId, loginCookieName, loginCookieOptions } from '../login/login-session.ts';
 import { knownBrowserCookie, setKnownBrowserCookie } from '../login/known-browser.ts';
@@ -13,11 +12,11 @@ import { upstreamCookie, upstreamCookieName, upstreamCookieOptions } from './ups
 
 /**
  * Google and Microsoft sign-in: browser redirects to the provider and back. Every answer is a 303
- * (errors too, as `?error=<type>` on /login or /profile), except the providers list.
+ * (errors too, as `?error=<type>` on /login or /profile, the per-IP budget's `too_many_requests`
+ * included), except the providers list.
  */
 export function createUpstreamRouter(ctx: Context): Router {
   const router = Router();
-  const limited = limitByIp(ctx);
   const query = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
 
   const toProvider = (res: Response, redirect: StartRedirect) => {
@@ -30,22 +29,22 @@ export function createUpstreamRouter(ctx: Context): Router {
     res.json({ providers: configuredProviders(ctx.config) });
   });
 
-  router.get('/auth/login/oauth/:provider', limited, async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id') };
+  router.get('/auth/login/oauth/:provider', async (req, res) => {
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'login' }));
   });
 
-  router.get('/auth/login/link/oauth/:provider', limited, async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id') };
+  router.get('/auth/login/link/oauth/:provider', async (req, res) => {
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'link-after-code' }));
   });
 
-  router.get('/auth/link/oauth/:provider', limited, async (req, res) => {
+  router.get('/auth/link/oauth/:provider', async (req, res) => {
     const portalSession = await getPortalSession(ctx, req);
-    toProvider(res, await startFromProfile(ctx, { provider: String(req.params.provider), from: req.query.from, portalSession }));
+    toProvider(res, await startFromProfile(ctx, { provider: String(req.params.provider), from: req.query.from, portalSession, ip: req.ip ?? 'unknown' }));
   });
 
-  router.get('/auth/oauth/callback/:provider', limited, async (req, res) => {
+  router.get('/auth/oauth/callback/:provider', async (req, res) => {
     const info: RequestInfo = {
       ip: req.ip ?? null,
       userAgent: req.get('user-agent') ?? null,

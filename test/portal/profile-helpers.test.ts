@@ -204,6 +204,7 @@ describe('back on /profile from linking Google or Microsoft', () => {
     ['?error=oauth/identity_in_use', 'That account is already linked to another user.', 'Det kontot är redan kopplat till en annan användare.'],
     ['?error=oauth/access_denied', translate(en, 'upstream.errors.access_denied'), translate(sv, 'upstream.errors.access_denied')],
     ['?error=reauthentication_required', translate(en, 'upstream.errors.reauthentication_required'), translate(sv, 'upstream.errors.reauthentication_required')],
+    ['?error=too_many_requests', 'Too many attempts. Please wait a moment and try again.', 'För många försök. Vänta en stund och försök igen.'],
     ['?error=oauth/something_new', 'An unexpected error occurred', 'Ett oväntat fel inträffade'],
     ['?error=service_unavailable', 'An unexpected error occurred', 'Ett oväntat fel inträffade'],
   ])('%s is told in the language in use when shown, not when it arrived', (search, english, swedish) => {

@@ -33,6 +33,8 @@ export function upstreamArrival(search: string): SwitchMessage | null {
   const error = query.get('error');
   if (!error) return null;
   if (error === 'reauthentication_required') return { kind: 'error', key: 'upstream.errors.reauthentication_required', reauth: true };
+  // The per-IP budget of the link routes (the server redirects with it rather than answer JSON).
+  if (error === 'too_many_requests') return { kind: 'error', key: 'errors.too_many_requests' };
   const type = error.startsWith('oauth/') ? error.slice('oauth/'.length) : '';
   return { kind: 'error', key: UPSTREAM_ERRORS.has(type) ? `upstream.errors.${type}` : 'errors.unexpected_error' };
 }
