@@ -36,9 +36,18 @@ export async function startFromLogin(
   input: { provider: string; purpose: 'login' | 'link-after-code'; cookieId: string | undefined; sessionId: string; ip: string },
 ): Promise<StartRedirect> {
   let session: LoginSession | null = null;
+  // Every call spends its point, also one whose session is missing; a spent budget is answered
+  // once the session is known, so the redirect keeps it.
+  const budget = rateLimitsFor(ctx)
+    .consume('ip', input.ip)
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
   try {
     session = await requireLoginSession(ctx, input.cookieId, input.sessionId);
-    await rateLimitsFor(ctx).consume('ip', input.ip);
+    const refused = await budget;
+    if (refused) throw refused;
     assertState(session, input.purpose === 'login' ? 'CredentialsRequired' : 'AskedCreateCredential');
     const provider = configuredProvider(ctx, input.provider);
     return await begin(ctx, {
