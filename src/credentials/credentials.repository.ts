@@ -49,21 +49,22 @@ export function countCredentials(rows: readonly Pick<CredentialRecord, 'type'>[]
 }
 
 /**
- * Sets the account's password hash: updates its password credential, or creates one. An account
- * has at most one password credential; extras left by imports are folded into the first.
+ * Sets the account's password hash: updates its password credential, or creates one (`created`:
+ * the account had no password). An account has at most one password credential; extras left by
+ * imports are folded into the first.
  */
-export async function setPasswordHash(db: Queryable, accountId: string, hash: string, at: Date): Promise<string> {
+export async function setPasswordHash(db: Queryable, accountId: string, hash: string, at: Date): Promise<{ id: string; created: boolean }> {
   const existing = await db('credentials').where({ account_id: accountId, type: 'password' }).orderBy('created_at').select('id');
   const [first, ...extras] = existing as { id: string }[];
   if (extras.length > 0) await db('credentials').whereIn('id', extras.map((e) => e.id)).delete();
   if (first) {
     await db('credentials').where({ id: first.id }).update({ secret: hash });
-    return first.id;
+    return { id: first.id, created: false };
   }
   const [row] = await db('credentials')
     .insert({ account_id: accountId, type: 'password', secret: hash, created_at: at })
     .returning('id');
-  return (row as { id: string }).id;
+  return { id: (row as { id: string }).id, created: true };
 }
 
 /** Replaces a stored secret (a legacy password hash upgraded to argon2id). */

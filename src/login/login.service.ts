@@ -199,7 +199,7 @@ export async function createPassword(ctx: Context, ref: SessionRef, password: st
   const hash = await hashPassword(normalized);
   const now = ctx.now();
   await ctx.db.transaction(async (trx) => {
-    const credentialId = await setPasswordHash(trx, account.id, hash, now);
+    const { id: credentialId } = await setPasswordHash(trx, account.id, hash, now);
     await revokeResetTokens(trx, account.id);
     await recordAudit(trx, {
       action: 'password.created',

@@ -161,8 +161,7 @@ export async function confirmPasswordReset(
     const spent = await trx('password_reset_tokens').where({ id: live.id }).whereNull('used_at').update({ used_at: now, token_sealed: null });  // a spent link is no longer shown to operators
     if (spent !== 1) return null;
     // A set-password link (a Stakeholder turning passwords on) creates the account's first one.
-    const created = (await trx('credentials').where({ account_id: live.account_id, type: 'password' }).first('id')) === undefined;
-    await setPasswordHash(trx, live.account_id, hash, now);
+    const { created } = await setPasswordHash(trx, live.account_id, hash, now);
     await clearPasswordResetRequired(trx, live.account_id, now);
     // The console's mirror of the lock that clearFailures ends below.
     await setLockedUntil(trx, live.account_id, null);
