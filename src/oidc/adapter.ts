@@ -76,13 +76,15 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       const lookups: Promise<unknown>[] = [];
       if (this.#model === 'Session' && payload.uid) lookups.push(store.set(oidcKeys.uid(payload.uid), id, ttl));
       if (payload.userCode) lookups.push(store.set(oidcKeys.userCode(payload.userCode), id, ttl));
-      const sets: string[] = [];
-      if (GRANTABLE.has(this.#model) && payload.grantId) sets.push(oidcKeys.grant(payload.grantId));
-      // Sessions get their accountId at login, after their first save: index on every upsert.
-      if (payload.accountId) sets.push(oidcKeys.account(payload.accountId));
-      // The payload and its grant and account index entries in one atomic write: a token always
-      // exists together with the entry its grant revocation finds it by. The uid and user-code
-      // lookups go first in the same pipeline; one left pointing at nothing is harmless.
+      // A code or token issued under a grant is indexed under its grant only; listAccountKeys
+      // finds it through the grant, which the account's index holds. One index entry per token
+      // instead of two, on every code exchange and refresh. Sessions get their accountId at
+      // login, after their first save: index on every upsert.
+      const grantId = GRANTABLE.has(this.#model) ? payload.grantId : undefined;
+      const sets = grantId ? [oidcKeys.grant(grantId)] : payload.accountId ? [oidcKeys.account(payload.accountId)] : [];
+      // The payload and its index entry in one atomic write: a token always exists together with
+      // the entry its grant revocation finds it by. The uid and user-code lookups go first in the
+      // same pipeline; one left pointing at nothing is harmless.
       const batch = currentTokenBatch();
       if (this.#model === 'Grant') batch?.grants.delete(id);
       if (batch && lookups.length === 0) {
@@ -220,32 +222,50 @@ export interface AccountOidcEntry {
 
 /**
  * The account's live oidc-provider entries (sessions, grants, codes, tokens), for "sign out
- * everywhere" and operators' views. Entries that expired, were destroyed, or now belong to
- * another account (a session re-used for a different login) are pruned from the index.
+ * everywhere" and operators' views. Sessions and grants are in the account's index; codes and
+ * tokens in their grant's (they were in the account's too before, and such entries are still
+ * read). A code or token whose grant is gone is not listed: oidc-provider refuses it already.
+ * Entries that expired, were destroyed, or now belong to another account (a session re-used for
+ * a different login) are pruned from the account's index; a grant's index loses only entries
+ * that are gone, since its revocation must find every token it names.
  */
 export async function listAccountKeys(store: Store, accountId: string): Promise<AccountOidcEntry[]> {
   const indexKey = oidcKeys.account(accountId);
-  const keys = await store.smembers(indexKey);
-  const entries = await Promise.all(
-    keys.map(async (key): Promise<AccountOidcEntry | undefined> => {
-      const [stored, ttl] = await Promise.all([store.get(key), store.ttl(key)]);
-      const payload = parse(stored);
-      if (!payload || ttl === null || payload.accountId !== accountId) {
-        await store.srem(indexKey, key);
-        return undefined;
-      }
-      const model = key.split(':')[1] ?? '';
-      const sessionUid = payload.sessionUid ?? (model === 'Session' ? payload.uid : undefined);
-      return {
-        key,
-        model,
-        ttl,
-        ...(payload.clientId !== undefined && { clientId: payload.clientId }),
-        ...(payload.grantId !== undefined && { grantId: payload.grantId }),
-        ...(sessionUid !== undefined && { sessionUid }),
-        ...(payload.kind !== undefined && { kind: payload.kind }),
-      };
+  const indexed = await store.smembers(indexKey);
+  const seen = new Set(indexed);
+  const direct = await Promise.all(indexed.map((key) => readEntry(store, key, accountId, { index: indexKey, pruneForeign: true })));
+  const grantIds = direct.filter((entry) => entry?.model === 'Grant').map((entry) => entry!.key.slice(oidcKeys.model('Grant', '').length));
+  const viaGrants = await Promise.all(
+    grantIds.map(async (grantId) => {
+      const grantKey = oidcKeys.grant(grantId);
+      const members = (await store.smembers(grantKey)).filter((key) => {
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      return Promise.all(members.map((key) => readEntry(store, key, accountId, { index: grantKey, pruneForeign: false })));
     }),
   );
-  return entries.filter((entry) => entry !== undefined);
+  return [...direct, ...viaGrants.flat()].filter((entry) => entry !== undefined);
+}
+
+async function readEntry(store: Store, key: string, accountId: string, from: { index: string; pruneForeign: boolean }): Promise<AccountOidcEntry | undefined> {
+  const [stored, ttl] = await Promise.all([store.get(key), store.ttl(key)]);
+  const payload = parse(stored);
+  const gone = !payload || ttl === null;
+  if (gone || payload.accountId !== accountId) {
+    if (gone || from.pruneForeign) await store.srem(from.index, key);
+    return undefined;
+  }
+  const model = key.split(':')[1] ?? '';
+  const sessionUid = payload.sessionUid ?? (model === 'Session' ? payload.uid : undefined);
+  return {
+    key,
+    model,
+    ttl,
+    ...(payload.clientId !== undefined && { clientId: payload.clientId }),
+    ...(payload.grantId !== undefined && { grantId: payload.grantId }),
+    ...(sessionUid !== undefined && { sessionUid }),
+    ...(payload.kind !== undefined && { kind: payload.kind }),
+  };
 }

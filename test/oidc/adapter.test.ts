@@ -180,6 +180,9 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect(listed[0]!.ttl).toBeLessThanOrEqual(1);
       expect(listed[1]).toEqual({ key: 'oidc:Grant:g-acc', model: 'Grant', ttl: expect.any(Number), clientId: 'rp', kind: 'Grant' });
       expect(listed[3]).toMatchObject({ model: 'Session', sessionUid: 'u-acc' });
+      // The access token is found through its grant: the account's own index holds only the grant.
+      expect(await store.smembers(oidcKeys.account('acct-1'))).not.toContain('oidc:AccessToken:at-acc');
+      expect(await store.smembers(oidcKeys.grant('g-acc'))).toEqual(['oidc:AccessToken:at-acc']);
 
       // Gone behind the index's back, expired, or re-used by another account: all pruned.
       await store.del('oidc:RefreshToken:rt-gone');
@@ -188,8 +191,27 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
 
       expect((await listAccountKeys(store, 'acct-1')).map(({ key }) => key)).toEqual(['oidc:Grant:g-acc']);
       expect(await store.smembers(oidcKeys.account('acct-1'))).toEqual(['oidc:Grant:g-acc']);
+      expect(await store.smembers(oidcKeys.grant('g-acc'))).toEqual([]);
       expect((await listAccountKeys(store, 'acct-3')).map(({ key }) => key)).toEqual(['oidc:Session:s-acc']);
       expect((await listAccountKeys(store, 'acct-2')).map(({ key }) => key)).toEqual(['oidc:RefreshToken:rt-other']);
+    });
+
+    it('lists a grant\'s tokens once, skips those of a grant that is gone, and keeps another account\'s in the grant\'s index', async () => {
+      await adapter('Grant').upsert('g-live', { jti: 'g-live', kind: 'Grant', accountId: 'acct-g', clientId: 'rp' }, 600);
+      await adapter('RefreshToken').upsert('rt-live', { jti: 'rt-live', kind: 'RefreshToken', accountId: 'acct-g', clientId: 'rp', grantId: 'g-live' }, 600);
+      // Written before tokens were indexed under their grant only: in both indexes, listed once.
+      await store.setIndexed('oidc:AccessToken:at-both', JSON.stringify({ jti: 'at-both', kind: 'AccessToken', accountId: 'acct-g', clientId: 'rp', grantId: 'g-live' }), 600, [
+        oidcKeys.grant('g-live'),
+        oidcKeys.account('acct-g'),
+      ]);
+      // Not this account's: neither listed nor dropped from the grant's index, whose revocation must find it.
+      await adapter('AccessToken').upsert('at-foreign', { jti: 'at-foreign', kind: 'AccessToken', accountId: 'acct-h', clientId: 'rp', grantId: 'g-live' }, 600);
+      // Its grant is gone (oidc-provider refuses it): not listed.
+      await adapter('AccessToken').upsert('at-orphan', { jti: 'at-orphan', kind: 'AccessToken', accountId: 'acct-g', clientId: 'rp', grantId: 'g-gone' }, 600);
+
+      const listed = (await listAccountKeys(store, 'acct-g')).map(({ key }) => key).sort();
+      expect(listed).toEqual(['oidc:AccessToken:at-both', 'oidc:Grant:g-live', 'oidc:RefreshToken:rt-live']);
+      expect((await store.smembers(oidcKeys.grant('g-live'))).sort()).toEqual(['oidc:AccessToken:at-both', 'oidc:AccessToken:at-foreign', 'oidc:RefreshToken:rt-live']);
     });
   });
 }
@@ -212,11 +234,15 @@ describe('oidc adapter inside oidc-provider', () => {
       const client = await provider.Client.find('rp');
       if (!client) throw new Error('static client rp not found');
 
-      const accessToken = new provider.AccessToken({ client, accountId: 'acct-p', grantId: 'grant-p', scope: 'openid', gty: 'authorization_code' });
-      const value: string = await accessToken.save();
-      expect(await provider.AccessToken.find(value)).toMatchObject({ accountId: 'acct-p', clientId: 'rp', grantId: 'grant-p' });
+      const grant = new provider.Grant({ accountId: 'acct-p', clientId: 'rp' });
+      grant.addOIDCScope('openid');
+      const grantId: string = await grant.save();
 
-      const code = new provider.AuthorizationCode({ client, accountId: 'acct-p', grantId: 'grant-p', scope: 'openid', redirectUri: 'https://rp.example/cb', gty: 'authorization_code' });
+      const accessToken = new provider.AccessToken({ client, accountId: 'acct-p', grantId, scope: 'openid', gty: 'authorization_code' });
+      const value: string = await accessToken.save();
+      expect(await provider.AccessToken.find(value)).toMatchObject({ accountId: 'acct-p', clientId: 'rp', grantId });
+
+      const code = new provider.AuthorizationCode({ client, accountId: 'acct-p', grantId, scope: 'openid', redirectUri: 'https://rp.example/cb', gty: 'authorization_code' });
       const codeValue: string = await code.save();
       await (await provider.AuthorizationCode.find(codeValue))?.consume();
       expect((await provider.AuthorizationCode.find(codeValue))?.isValid).toBe(false);
@@ -225,9 +251,9 @@ describe('oidc adapter inside oidc-provider', () => {
       session.accountId = 'acct-p';
       await session.save(600);
       expect(await provider.Session.findByUid(session.uid)).toMatchObject({ accountId: 'acct-p' });
-      expect((await listAccountKeys(store, 'acct-p')).map(({ model }) => model).sort()).toEqual(['AccessToken', 'AuthorizationCode', 'Session']);
+      expect((await listAccountKeys(store, 'acct-p')).map(({ model }) => model).sort()).toEqual(['AccessToken', 'AuthorizationCode', 'Grant', 'Session']);
 
-      await provider.AccessToken.revokeByGrantId('grant-p');
+      await provider.AccessToken.revokeByGrantId(grantId);
       expect(await provider.AccessToken.find(value)).toBeUndefined();
       expect(await provider.AuthorizationCode.find(codeValue)).toBeUndefined();
     } finally {
