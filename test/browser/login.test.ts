@@ -399,6 +399,53 @@ describe('password reset', () => {
     await page.getByLabel(t.sv('login.start.email'), { exact: true }).waitFor();
   });
 
+  it('after a refused request focus is back in the address field, to correct it', async () => {
+    const { page } = h;
+    await page.goto('/login/reset-password');
+    const field = page.getByLabel(t.en('login.start.email'), { exact: true });
+    // The page's simple pattern lets it through; the server's check does not.
+    await field.fill('anna@firma.s');
+    await page.keyboard.press('Enter');
+    expect(await alertText(page)).toBe(t.en('errors.invalid_email'));
+    await expectFocusOn(page, 'input', t.en('login.start.email'));
+    expect(await field.isDisabled()).toBe(false);
+  });
+
+  it('a new password the server refuses puts focus back on it, with the reason', async () => {
+    const { page } = h;
+    const { email } = await personWithTenant('common', PASSWORD);
+    const link = await requestResetLink(page, email);
+    await page.goto(link);
+    // Meets every rule the page ticks off, and is on the list of the most common passwords.
+    await page.getByLabel(t.en('password.new'), { exact: true }).fill('P@ssw0rd123');
+    await page.getByLabel(t.en('password.repeat'), { exact: true }).fill('P@ssw0rd123');
+    await page.getByRole('button', { name: t.en('set_password.submit'), exact: true }).click();
+    expect(await alertText(page)).toBe(t.en('password.too_common'));
+    await expectFocusOn(page, 'input', t.en('password.new'));
+  });
+
+  it('a required reset that fails to send gives the focus back to its button, and the confirmation takes it once sent', async () => {
+    const { page } = h;
+    const email = uniqueEmail('migrated');
+    await createAccount(h.server.ctx.db, { email, password: PASSWORD, password_reset_required: true });
+    await openLogin(page);
+    await enterEmail(page, email);
+    const send = page.getByRole('button', { name: t.en('login.reset_required.submit'), exact: true });
+    await send.waitFor();
+
+    await page.route('**/auth/reset/request', (route) => route.abort('connectionrefused'));
+    await send.focus();
+    await page.keyboard.press('Enter');
+    expect(await alertText(page)).toBe(t.en('errors.network_error'));
+    await expectFocusOn(page, 'button', t.en('login.reset_required.submit'));
+
+    await page.unroute('**/auth/reset/request');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+    await expectFocusOn(page, 'h2', t.en('reset.sent_title'));
+    await h.mail.waitFor(email, (message) => message.text.includes('/login/set-password/'));
+  });
+
   it('an address without an account gets the same confirmation', async () => {
     const { page } = h;
     await page.goto('/login/reset-password');

@@ -216,6 +216,30 @@ describe('keyboard focus on the profile', () => {
     await expect.poll(() => isFocused(page.getByRole('combobox', { name: t.sv('profile.language'), exact: true }))).toBe(true);
   });
 
+  it('puts focus back in the name field after a failed save, and on Edit name once it is saved', async () => {
+    const { email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+
+    const edit = page.getByRole('button', { name: t.en('profile.name_edit'), exact: true });
+    await edit.click();
+    const field = page.getByLabel(t.en('profile.name'), { exact: true });
+    await expect.poll(() => isFocused(field)).toBe(true);
+    await field.fill('Pat Renamed');
+    await page.route('**/api/accounts/settings', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) }),
+    );
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: t.en('profile.name_failed') }).waitFor();
+    await expect.poll(() => isFocused(field)).toBe(true);
+
+    await page.unroute('**/api/accounts/settings');
+    await page.keyboard.press('Enter');
+    await page.getByText(t.en('profile.name_saved'), { exact: true }).waitFor();
+    await page.getByText('Pat Renamed', { exact: true }).waitFor();
+    await expect.poll(() => isFocused(edit)).toBe(true);
+  });
+
   it('focuses the current password after a wrong one, and the confirmation after the change', async () => {
     const { email } = await personWithTenant();
     const { page } = h;

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
 import { checkPasswordRules, PASSWORD_RULE_KEYS } from '../login/password-rules.ts';
 
@@ -10,13 +10,15 @@ interface PasswordFieldsProps {
   onPasswordBlur?: () => void;
   disabled?: boolean;
   autoFocus?: boolean;
+  /** The new-password field, for a page that moves focus to it (after the server refused the password). */
+  passwordRef?: Ref<HTMLInputElement>;
   /** An extra message under the fields (e.g. the set-password page's checks). */
   problem?: string | null;
 }
 
 /** New password + repeat, with each rule ticked off as it is met. */
 export function PasswordFields(props: PasswordFieldsProps) {
-  const { password, repeat, onPasswordChange, onRepeatChange, onPasswordBlur, disabled, autoFocus, problem } = props;
+  const { password, repeat, onPasswordChange, onRepeatChange, onPasswordBlur, disabled, autoFocus, passwordRef, problem } = props;
   const { t } = useTranslation();
   const id = useId();
   const rulesId = `${id}-rules`;
@@ -29,6 +31,7 @@ export function PasswordFields(props: PasswordFieldsProps) {
         <label htmlFor={`${id}-new`}>{t('password.new')}</label>
         <input
           id={`${id}-new`}
+          ref={passwordRef}
           type="password"
           autoComplete="new-password"
           autoFocus={autoFocus}

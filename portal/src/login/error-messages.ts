@@ -146,9 +146,15 @@ export function confirmResetErrorText(error: unknown, t: Translate): string {
   if (!isErrorLike(error)) return t('errors.password_reset_failed');
   if (error.status === 0 || error.status === 503) return t(NETWORK_LOGIN_ERROR.key);
   if (error.status === 429) return t('errors.too_many_requests');
-  const type = error.detail[0]?.type;
-  if (type === 'weak_password' || type === 'validation_error') return describeLoginError(loginErrorFrom(error), t);
+  if (isPasswordRefusal(error)) return describeLoginError(loginErrorFrom(error), t);
   return t('errors.password_reset_failed');
+}
+
+/** The server refused the new password itself (too common, too long): the person must change it. */
+export function isPasswordRefusal(error: unknown): boolean {
+  if (!isErrorLike(error) || error.status === 0 || error.status === 503 || error.status === 429) return false;
+  const type = error.detail[0]?.type;
+  return type === 'weak_password' || type === 'validation_error';
 }
 
 /**

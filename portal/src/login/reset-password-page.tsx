@@ -5,7 +5,7 @@ import { resetRequest } from '../api/client.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
 import { Button } from '../components/button.tsx';
-import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { useAutoFocus, useFocusOnEach } from '../components/use-auto-focus.ts';
 import { resetRequestErrorKey } from './error-messages.ts';
 import { RESET_EMAIL_KEY } from './reset-email.ts';
 
@@ -31,6 +31,9 @@ export function ResetPasswordPage() {
   // The form (and the focused button in it) is replaced by the confirmation: focus moves to its
   // heading, so it is read out and Tab goes on from there rather than from the top of the page.
   const sentRef = useAutoFocus<HTMLHeadingElement>(status === 'sent');
+  // After a failure the address field, disabled while sending, has focus again to correct or resend.
+  const [failures, setFailures] = useState(0);
+  const emailRef = useFocusOnEach<HTMLInputElement>(failures);
 
   const send = async () => {
     const address = email.trim();
@@ -43,6 +46,7 @@ export function ResetPasswordPage() {
     } catch (error) {
       setErrorKey(resetRequestErrorKey(error));
       setStatus('idle');
+      setFailures((count) => count + 1);
     }
   };
 
@@ -70,6 +74,7 @@ export function ResetPasswordPage() {
               <label htmlFor="reset-email">{t('login.start.email')}</label>
               <input
                 id="reset-email"
+                ref={emailRef}
                 type="email"
                 autoComplete="email"
                 autoFocus

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearch } from 'wouter';
 import { checkResetToken, confirmReset, isApiError } from '../api/client.ts';
@@ -8,7 +8,7 @@ import { Button } from '../components/button.tsx';
 import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
-import { confirmResetErrorText } from './error-messages.ts';
+import { confirmResetErrorText, isPasswordRefusal } from './error-messages.ts';
 import { SET_PASSWORD_PROBLEM_KEYS, setPasswordProblem, visibleSetPasswordProblem } from './password-rules.ts';
 
 type Status = 'checking' | 'invalid' | 'ready' | 'saving' | 'done';
@@ -23,6 +23,14 @@ export function SetPasswordPage({ token }: { token: string }) {
   const [touched, setTouched] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [accountType, setAccountType] = useState<string | null>(null);
+  // The fields and button were disabled while saving, so focus was lost: after a refusal of the
+  // password it goes to the password, after any other failure to the button.
+  const [refusal, setRefusal] = useState<{ target: 'password' | 'submit' } | null>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const submitRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (refusal) (refusal.target === 'password' ? passwordRef : submitRef).current?.focus();
+  }, [refusal]);
 
   useEffect(() => {
     let active = true;
@@ -54,6 +62,7 @@ export function SetPasswordPage({ token }: { token: string }) {
     } catch (failure) {
       setError(confirmResetErrorText(failure, t));
       setStatus('ready');
+      setRefusal({ target: isPasswordRefusal(failure) ? 'password' : 'submit' });
     }
   };
 
@@ -83,9 +92,10 @@ export function SetPasswordPage({ token }: { token: string }) {
               }}
               disabled={status === 'saving'}
               autoFocus
+              passwordRef={passwordRef}
               problem={problemText}
             />
-            <Button loading={status === 'saving'} disabled={problem !== null}>
+            <Button ref={submitRef} loading={status === 'saving'} disabled={problem !== null}>
               {t('set_password.submit')}
             </Button>
             <ErrorAlert message={error} />

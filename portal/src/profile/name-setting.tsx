@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
-import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { useFocusOnEach } from '../components/use-auto-focus.ts';
 import { nameProblem, NAME_PROBLEM_KEYS, type NameProblem } from './name-rules.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { saveSetting } from './profile-api.ts';
@@ -15,11 +15,19 @@ export function NameSetting({ name, onSaved }: { name: string; onSaved: (name: s
   const { t } = useTranslation();
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState(false);
+  // Saving or cancelling removes the form, and focus with it: it goes back to Edit.
+  const [closed, setClosed] = useState(0);
+  const editRef = useFocusOnEach<HTMLButtonElement>(closed);
+  const close = () => {
+    setEditing(false);
+    setClosed((count) => count + 1);
+  };
   if (!editing) {
     return (
       <dd className="name-row">
         <span>{name || '—'}</span>
         <Button
+          ref={editRef}
           type="button"
           variant="link"
           onClick={() => {
@@ -37,10 +45,10 @@ export function NameSetting({ name, onSaved }: { name: string; onSaved: (name: s
     <dd>
       <NameForm
         name={name}
-        onCancel={() => setEditing(false)}
+        onCancel={close}
         onSaved={(next) => {
           onSaved(next);
-          setEditing(false);
+          close();
           setSaved(true);
         }}
       />
@@ -52,10 +60,12 @@ function NameForm({ name, onCancel, onSaved }: { name: string; onCancel: () => v
   const { t } = useTranslation();
   const [, navigate] = useLocation();
   const id = useId();
-  const inputRef = useAutoFocus<HTMLInputElement>();
   const [value, setValue] = useState(name);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [pending, setPending] = useState(false);
+  // Focused when the form opens (autoFocus), and again after a failed save (it was disabled while saving).
+  const [failures, setFailures] = useState(0);
+  const inputRef = useFocusOnEach<HTMLInputElement>(failures);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -70,6 +80,7 @@ function NameForm({ name, onCancel, onSaved }: { name: string; onCancel: () => v
       const failure = profileFailure(error);
       if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
       setProblem(failure.kind === 'rejected' && failure.status === 422 ? 'invalid' : 'failed');
+      setFailures((count) => count + 1);
     } finally {
       setPending(false);
     }
@@ -84,6 +95,7 @@ function NameForm({ name, onCancel, onSaved }: { name: string; onCancel: () => v
       </label>
       <input
         ref={inputRef}
+        autoFocus
         id={`${id}-name`}
         type="text"
         autoComplete="name"

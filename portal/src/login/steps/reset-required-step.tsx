@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { resetRequest } from '../../api/client.ts';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
+import { useAutoFocus, useFocusOnEach } from '../../components/use-auto-focus.ts';
 import { resetRequestErrorKey } from '../error-messages.ts';
 import type { LoginFlow } from '../login-flow.ts';
 import { StepFrame } from './step-frame.tsx';
@@ -13,6 +14,11 @@ export function ResetRequiredStep({ flow, resetType }: { flow: LoginFlow; resetT
   const { email } = flow.state;
   const [status, setStatus] = useState<'idle' | 'sending' | 'sent'>('idle');
   const [errorKey, setErrorKey] = useState<string | null>(null);
+  // The button was disabled while sending and so lost focus: it gets it back after a failure, and
+  // the confirmation's heading gets it once the button is gone (as on /login/reset-password).
+  const [failures, setFailures] = useState(0);
+  const buttonRef = useFocusOnEach<HTMLButtonElement>(failures);
+  const sentRef = useAutoFocus<HTMLHeadingElement>(status === 'sent');
 
   const send = async () => {
     setStatus('sending');
@@ -23,6 +29,7 @@ export function ResetRequiredStep({ flow, resetType }: { flow: LoginFlow; resetT
     } catch (error) {
       setErrorKey(resetRequestErrorKey(error));
       setStatus('idle');
+      setFailures((count) => count + 1);
     }
   };
 
@@ -31,14 +38,16 @@ export function ResetRequiredStep({ flow, resetType }: { flow: LoginFlow; resetT
       {status !== 'sent' ? (
         <>
           <p>{t('login.reset_required.action', { email })}</p>
-          <Button type="button" autoFocus loading={status === 'sending'} onClick={() => void send()}>
+          <Button type="button" ref={buttonRef} autoFocus loading={status === 'sending'} onClick={() => void send()}>
             {t('login.reset_required.submit')}
           </Button>
           <ErrorAlert message={errorKey ? t(errorKey) : null} />
         </>
       ) : (
         <>
-          <h2 className="success-title">{t('reset.sent_title')}</h2>
+          <h2 className="success-title" ref={sentRef} tabIndex={-1}>
+            {t('reset.sent_title')}
+          </h2>
           <Notice message={t('reset.sent_body')} />
         </>
       )}
