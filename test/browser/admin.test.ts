@@ -323,6 +323,35 @@ describe('deleting one of two credentials of a kind', () => {
     await expect.poll(() => row.locator('.row-title').evaluate((title) => title === document.activeElement)).toBe(true);
     expect(await h.server.ctx.db('credentials').where({ account_id: accountId })).toHaveLength(0);
   });
+
+  it('a credential a colleague deleted meanwhile leaves the row when its deletion finds it gone', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const email = `${unique('colleague')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: `Cora ${unique('Colleague')}` });
+    const [app] = (await h.server.ctx.db('credentials')
+      .insert({ account_id: accountId, type: 'totp', secret: h.server.ctx.secretBox.seal('JBSWY3DPEHPK3PXP'), created_at: new Date('2025-05-02T10:00:00Z') })
+      .returning('id')) as { id: string }[];
+    const appName = t.en('admin.credential.added', { credential: t.en('admin.credential.totp'), time: '2025-05-02 10:00 UTC' });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    const deleteButton = row.getByRole('button', { name: t.en('admin.credential.delete_named', { credential: appName }), exact: true });
+    await deleteButton.waitFor();
+    // Another operator's console deletes it while this one still shows it.
+    await h.server.ctx.db('credentials').where({ id: app!.id }).delete();
+
+    await deleteButton.click();
+    const confirm = page.getByRole('dialog', { name: t.en('admin.credential.delete_title') });
+    await confirm.getByRole('button', { name: t.en('admin.credential.delete'), exact: true }).click();
+    await page.getByText(t.en('admin.credential.already_deleted'), { exact: true }).waitFor();
+    await deleteButton.waitFor({ state: 'detached' });
+    expect(await page.getByText(t.en('errors.failed_to_delete_credential')).count()).toBe(0);
+    expect(await row.locator('li.chip.credential').count()).toBe(0);
+    await expect.poll(() => row.locator('.row-title').evaluate((title) => title === document.activeElement)).toBe(true);
+  });
 });
 
 /** Signs in through the login API as a new browser would; answers the state each step reached. */
@@ -368,6 +397,31 @@ describe('sign-in locks', () => {
     expect(await reset.evaluate((button) => button === document.activeElement)).toBe(true);
 
     expect(await passwordSignIn(email, PASSWORD)).toBe('Done');
+  });
+
+  it('an unlock that fails says so, keeps the lock shown, and gives the focus back to Unlock', async () => {
+    const { page } = h;
+    await signInAsOperator(page, undefined, 'support');
+    const email = `${unique('stilllocked')}@example.test`;
+    await createAccount(h.server.ctx.db, { email, name: `Lars ${unique('Locked')}`, password: PASSWORD });
+    for (let i = 1; i <= 10; i += 1) await passwordSignIn(email, 'Wrong-Pass-1');
+    expect(await passwordSignIn(email, PASSWORD)).toBe('423');
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    const unlock = row.getByRole('button', { name: t.en('admin.account.unlock'), exact: true });
+    await page.route('**/api/accounts/*/unlock', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) }),
+    );
+    await unlock.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: t.en('admin.account.unlock_title') }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.getByText(t.en('admin.account.unlock_failed'), { exact: true }).waitFor();
+    await expect.poll(() => unlock.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await passwordSignIn(email, PASSWORD)).toBe('423');
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Router } from 'wouter';
 import type { AdminAccount } from '../../portal/src/api/admin.ts';
 import { AccountRow } from '../../portal/src/admin/accounts/account-row.tsx';
+import { TokensPage } from '../../portal/src/admin/tokens/tokens-page.tsx';
 import en from '../../portal/src/i18n/en.json' with { type: 'json' };
 
 const i18n = createInstance();
@@ -34,7 +35,20 @@ describe('an account row of the console', () => {
   it("links to the account's sessions and tokens, also for a person without tenant access", () => {
     const html = rowMarkup(account);
     const link = /<a [^>]*href="([^"]+)"[^>]*>Access tokens<\/a>/.exec(html);
-    expect(link?.[1]).toBe(`/admin/tokens/tove%2Bhelp%40example.com/${account.id}`);
+    expect(link?.[1]).toBe(`/admin/tokens/tove%2Bhelp%40example.com/${account.id}?from=accounts`);
     expect(link?.[0]).toContain('aria-label="Access tokens of tove+help@example.com"');
+  });
+
+  it('the tokens page opened from an account row leads back to the accounts, from a tenant back to the tenants', () => {
+    const page = (search: string) =>
+      renderToStaticMarkup(
+        createElement(I18nextProvider, {
+          i18n,
+          children: createElement(Router, { base: '/admin', ssrPath: `/admin/tokens/x/${account.id}`, ssrSearch: search, children: createElement(TokensPage, { email: account.email, accountId: account.id }) }),
+        }),
+      );
+    expect(page('from=accounts')).toContain('<a href="/admin/accounts">Back to accounts</a>');
+    expect(page('')).toContain('<a href="/admin/tenants">Back to tenants</a>');
+    expect(page('')).not.toContain('Back to accounts');
   });
 });

@@ -37,9 +37,12 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const title = useRef<HTMLSpanElement>(null);
   const resetButton = useRef<HTMLButtonElement>(null);
   const signOutButton = useRef<HTMLButtonElement>(null);
-  // Both calls disable their button, which drops the focus; it comes back when they end.
+  const unlockButton = useRef<HTMLButtonElement>(null);
+  // These calls disable their button, which drops the focus; it comes back when they end (after
+  // an unlock that worked the button is gone, and the focus is on Reset password already).
   useFocusBack(sending, resetButton);
   useFocusBack(signingOut, signOutButton);
+  useFocusBack(unlocking, unlockButton);
   const now = new Date();
   const login = lastLogin(account.last_login_at, now);
   const lockedUntil = lockEnd(account, now);
@@ -182,14 +185,14 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
       <div className="row-actions">
         {/* Where the person is signed in: the tokens page lists their sessions too. Linked from the
             tenant's users as well, but a person without tenant access is only found here. */}
-        <Link className="btn btn-secondary" href={tokensPath(account.email, account.id)} aria-label={t('admin.tenant.tokens_of', { email: account.email })}>
+        <Link className="btn btn-secondary" href={tokensPath(account.email, account.id, 'accounts')} aria-label={t('admin.tenant.tokens_of', { email: account.email })}>
           {t('admin.tokens')}
         </Link>
         <Button ref={resetButton} type="button" variant="secondary" loading={sending} onClick={() => void sendReset()}>
           {t('admin.account.reset_password')}
         </Button>
         {lockedUntil && (
-          <Button type="button" variant="secondary" loading={unlocking} onClick={askUnlock} aria-haspopup="dialog">
+          <Button ref={unlockButton} type="button" variant="secondary" loading={unlocking} onClick={askUnlock} aria-haspopup="dialog">
             {t('admin.account.unlock')}
           </Button>
         )}

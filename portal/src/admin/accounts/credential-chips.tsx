@@ -66,6 +66,14 @@ export function CredentialChips({ account, onChange, fallbackFocus }: Credential
       return next;
     });
 
+  /** Takes the credential off the row, from the account as it is now, and picks where the focus goes. */
+  const removeChip = (id: string) => {
+    const current = latest.current.account;
+    const deletable = current.available_credentials.filter((item) => canDeleteCredential(current, item)).map((item) => item.id);
+    refocus.current = focusAfterDelete(deletable, id);
+    latest.current.onChange({ ...current, available_credentials: current.available_credentials.filter((item) => item.id !== id) });
+  };
+
   const askDelete = (credential: ConsoleCredential, name: string) =>
     ask({
       title: t('admin.credential.delete_title'),
@@ -76,12 +84,16 @@ export function CredentialChips({ account, onChange, fallbackFocus }: Credential
         setBusy(credential.id, true);
         try {
           await deleteAccountCredential(account.id, credential.id);
-          const current = latest.current.account;
-          const deletable = current.available_credentials.filter((item) => canDeleteCredential(current, item)).map((item) => item.id);
-          refocus.current = focusAfterDelete(deletable, credential.id);
-          latest.current.onChange({ ...current, available_credentials: current.available_credentials.filter((item) => item.id !== credential.id) });
+          removeChip(credential.id);
           toast('success', t('success.credential_deleted'));
         } catch (error) {
+          if (isApiError(error) && error.status === 404) {
+            // Gone already (a colleague or the person removed it meanwhile): the chip goes too, so
+            // the row no longer offers what is not there.
+            removeChip(credential.id);
+            toast('success', t('admin.credential.already_deleted'));
+            return;
+          }
           refocus.current = credential.id;
           if (handleAdminError(error, 'action')) return;
           if (isApiError(error) && error.type === 'credential/second-factor-required') toast('error', t('admin.credential.operator_second_factor'));

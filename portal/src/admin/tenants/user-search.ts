@@ -16,7 +16,7 @@ export function filterTenantUsers(users: readonly TenantUser[], query: string): 
   return matches.sort((a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
 }
 
-/** `tokens/{email}/{account_id}` under /admin. */
-export function tokensPath(email: string, accountId: string): string {
-  return `/tokens/${encodeURIComponent(email)}/${encodeURIComponent(accountId)}`;
+/** `tokens/{email}/{account_id}` under /admin; from the accounts page it says so, for the way back. */
+export function tokensPath(email: string, accountId: string, from: 'tenants' | 'accounts' = 'tenants'): string {
+  return `/tokens/${encodeURIComponent(email)}/${encodeURIComponent(accountId)}${from === 'accounts' ? '?from=accounts' : ''}`;
 }

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { listTokens, type AccessToken } from '../../api/admin.ts';
 import { ListStatus } from '../list-status.tsx';
 import { useLoad } from '../use-load.ts';
@@ -9,6 +9,8 @@ import { TTL_KEYS, ttlParts } from './token-ttl.ts';
 /** /admin/tokens/:email/:account_id: the account's live store entries, key and time to live. */
 export function TokensPage({ email, accountId }: { email: string; accountId: string }) {
   const { t } = useTranslation();
+  // Back where the operator came from: an account row (?from=accounts) or a tenant's users.
+  const fromAccounts = new URLSearchParams(useSearch()).get('from') === 'accounts';
   const tokens = useLoad<AccessToken[]>();
   const { run } = tokens;
   useEffect(() => run(() => listTokens(accountId)), [run, accountId]);
@@ -23,7 +25,7 @@ export function TokensPage({ email, accountId }: { email: string; accountId: str
   return (
     <section className="admin-page" aria-labelledby="admin-page-title">
       <p>
-        <Link href="/tenants">{t('admin.tenant.back')}</Link>
+        {fromAccounts ? <Link href="/accounts">{t('admin.tokens_page.back_accounts')}</Link> : <Link href="/tenants">{t('admin.tenant.back')}</Link>}
       </p>
       <h1 id="admin-page-title">{t('admin.tokens')}</h1>
       <p className="muted">{t('admin.tokens_for', { email, id: accountId })}</p>
