@@ -32,6 +32,13 @@
  * server process over the whole run < 200 MB.
  * The targets are for the production setup; the embedded numbers are printed for comparison.
  *
+ * Each side runs 18 s per grant and concurrency, in 18 rounds of one second. On the 2-core CI
+ * machine a single round's ratio ranged 38–133%, so the 6 rounds a run had before left its overall
+ * ratio several points from one run to the next. More rounds of the same length, not longer ones:
+ * refresh chains start afresh every round, and in longer rounds each chain grows longer, which
+ * slows the bare provider's in-memory adapter (it rewrites a grant's member list on every token
+ * saved) and flattered Nyckel's refresh ratio (85–107% in rounds of 3 s).
+ *
  * BENCH_SECONDS (per side and grant), BENCH_ROUNDS, BENCH_CONCURRENCY tune it;
  * BENCH_NYCKEL_NODE_OPTIONS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to Nyckel's node,
  * BENCH_BARE_NODE_OPTIONS to the bare provider's.
@@ -43,8 +50,8 @@ import { join } from 'node:path';
 import { productionNodeFlags } from '../src/config/node-flags.ts';
 import { clientId, clientSecret, redirectUri, verifier, type Reply, type Request, type Usage } from './tokens-shared.ts';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 6);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
+const seconds = Number(process.env.BENCH_SECONDS ?? 18);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 18);
 /** Requests in flight, ascending; the targets are read at the last. */
 const levels = (process.env.BENCH_CONCURRENCY ?? '4,32').split(',').map(Number).sort((a, b) => a - b);
 // At most 100: each lane of a code-exchange run needs a few of the run's 200 codes to reach a steady state.
