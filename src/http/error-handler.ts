@@ -52,7 +52,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (isUnavailable(err)) {
-    countDependencyError(rootCause(err).name === 'StoreUnavailableError' ? 'store' : 'database');
+    countDependencyError(dependencyOf(err));
     req.log?.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'dependency unavailable');
     res.status(503).set('Retry-After', '5').json(new AppError('service_unavailable', 503, 'Service temporarily unavailable').toBody());
     return;
@@ -82,6 +82,7 @@ export function isUnavailable(err: unknown): boolean {
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'].includes(code ?? '') ||
     name === 'KnexTimeoutError' ||
     name === 'StoreUnavailableError' ||
+    name === 'MailUnavailableError' ||
     // oidc-provider's temporarily_unavailable (src/oidc/fail-closed.ts) and other wrappers keep the cause.
     ((err as { cause?: unknown } | null)?.cause !== undefined && isUnavailable((err as { cause: unknown }).cause)) ||
     /Connection is closed|Stream isn't writeable|max retries|Connection terminated|connection timeout|Client has encountered a connection error|Client was closed and is not queryable|terminating connection/i.test(
@@ -90,9 +91,14 @@ export function isUnavailable(err: unknown): boolean {
   );
 }
 
-function rootCause(err: unknown): { name?: string } {
-  const cause = (err as { cause?: unknown } | null)?.cause;
-  return cause && typeof cause === 'object' ? rootCause(cause) : ((err ?? {}) as { name?: string });
+/** Which dependency an unavailability came from, by the store's and the mailer's own errors in its cause chain. */
+function dependencyOf(err: unknown): 'store' | 'database' | 'mail' {
+  for (let link = err; link && typeof link === 'object'; link = (link as { cause?: unknown }).cause) {
+    const name = (link as { name?: unknown }).name;
+    if (name === 'StoreUnavailableError') return 'store';
+    if (name === 'MailUnavailableError') return 'mail';
+  }
+  return 'database';
 }
 
 /** The status Node's own HTTP parser would answer for a request it cannot read. */

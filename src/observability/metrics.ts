@@ -35,7 +35,7 @@ const emails = new Counter({
 
 const dependencyErrors = new Counter({
   name: 'nyckel_dependency_errors_total',
-  help: 'Requests that failed because PostgreSQL or the store could not be reached',
+  help: 'Requests that failed because PostgreSQL, the store or the mail server could not be reached',
   labelNames: ['dependency'] as const,
   registers: [registry],
 });
@@ -77,6 +77,6 @@ export function countEmail(outcome: 'sent' | 'failed'): void {
   emails.inc({ outcome });
 }
 
-export function countDependencyError(dependency: 'store' | 'database'): void {
+export function countDependencyError(dependency: 'store' | 'database' | 'mail'): void {
   dependencyErrors.inc({ dependency });
 }
