@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { verifiers } from '../credentials/registry.ts';
 import { deleteOtherTotpCredentials, lockAccountRow, totpCredentialExists } from '../credentials/totp/totp.repository.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
+import { notifySecurityChange } from '../profile/security-notice.ts';
 import { loadAccountFacts, type AccountFacts } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts';
@@ -127,14 +128,14 @@ export async function verifyTotp(
 
 /**
  * merge-mfa (TOTPResetRequired): the account has several TOTP credentials; the one the code
- * matches is kept and the others are deleted in one transaction, then the sign-in continues with
- * the second factor proven.
+ * matches is kept and the others are deleted in one transaction, the holder is mailed a security
+ * notice, then the sign-in continues with the second factor proven.
  */
 export async function mergeTotp(ctx: Context, ref: SessionRef, code: string, info: RequestInfo): Promise<LoginOutcome> {
   const { session, facts, credentialId } = await proveSecondFactor(ctx, ref, 'TOTPResetRequired', code, info);
   const account = facts.account!;
   const now = ctx.now();
-  await ctx.db.transaction(async (trx) => {
+  const removed = await ctx.db.transaction(async (trx) => {
     await lockAccountRow(trx, account.id);
     // Two sign-ins merging at once with codes of different credentials: the first keeps its
     // credential and removes the other; the second then finds its credential gone and is refused
@@ -150,6 +151,9 @@ export async function mergeTotp(ctx: Context, ref: SessionRef, code: string, inf
       details: { kept_credential_id: credentialId, removed_credential_ids: removed },
       at: now,
     });
+    return removed;
   });
+  // Authenticators were removed: their holder hears of it, as of any removal (ASVS V2.2.3).
+  if (removed.length > 0) await notifySecurityChange(ctx, account.id, { change: 'totp_merged' }, info);
   return advance(ctx, session, await loadAccountFacts(ctx, session.email), info);
 }

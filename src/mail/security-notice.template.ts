@@ -8,6 +8,7 @@ export type SecurityChange =
   | 'totp_activated'
   | 'totp_replaced'
   | 'totp_removed'
+  | 'totp_merged'
   | 'upstream_linked'
   | 'credential_removed'
   | 'operator_credential_removed'
@@ -63,6 +64,11 @@ const copy: Record<MailLanguage, {
         subject: () => 'Your authenticator app was removed',
         what: () => 'The authenticator app was just removed from your account: signing in no longer asks for its code.',
       },
+      totp_merged: {
+        subject: () => 'Authenticator apps were removed from your account',
+        what: () =>
+          'While signing in you just kept one authenticator app, the one whose code you entered. The other authenticator apps were removed from your account: their codes no longer work.',
+      },
       upstream_linked: {
         subject: (t) => `Sign-in with ${providerName(t.provider)} was linked to your account`,
         what: (t) => `Your account was just linked to a ${providerName(t.provider)} account, which can now be used to sign in.`,
@@ -113,6 +119,11 @@ const copy: Record<MailLanguage, {
       totp_removed: {
         subject: () => 'Din autentiseringsapp har tagits bort',
         what: () => 'Autentiseringsappen har just tagits bort från ditt konto: inloggningen frågar inte längre efter dess kod.',
+      },
+      totp_merged: {
+        subject: () => 'Autentiseringsappar har tagits bort från ditt konto',
+        what: () =>
+          'Vid inloggningen behöll du just en autentiseringsapp, den vars kod du angav. De andra autentiseringsapparna har tagits bort från ditt konto: deras koder fungerar inte längre.',
       },
       upstream_linked: {
         subject: (t) => `Inloggning med ${providerName(t.provider)} har kopplats till ditt konto`,

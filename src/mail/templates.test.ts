@@ -31,6 +31,7 @@ describe('renderMail', () => {
         'totp_activated',
         'totp_replaced',
         'totp_removed',
+        'totp_merged',
         'upstream_linked',
         'credential_removed',
         'operator_credential_removed',

@@ -145,6 +145,20 @@ describe('security notices from the profile', () => {
     ]);
   });
 
+  it('authenticator apps merged while signing in (one kept, the others removed): one notice, in the sign-in\'s browser', async () => {
+    const account = await createTotpAccount(t.ctx, { totp: 2 });
+    const browser = t.agent().set('User-Agent', firefox);
+    const asked = await passwordStep(browser, account.email, 'TOTPResetRequired');
+    const merged = await browser.post('/auth/login/merge-mfa').send({ session_id: asked.body.session_id, totp_code: await codeAt(t.ctx, account.secrets[1]!) });
+    expect(merged.body.state).toBe('Done');
+    expect(await credentialIds(account.id, 'totp')).toEqual([account.totpIds[1]]);
+
+    const mail = onlyMail(account.email);
+    expect(mail.subject).toBe('Authenticator apps were removed from your account');
+    expect(mail.text).toContain('The other authenticator apps were removed from your account');
+    expect(mail.text).toContain('in Firefox on Linux');
+  });
+
   it('another sign-in method removed names its type', async () => {
     const { account, browser } = await signedIn({ totp: 0, oidc: ['accounts.google.com'] });
     const [oidc] = await credentialIds(account.id, 'oidc');
