@@ -30,6 +30,8 @@ export type LimitName = keyof typeof limitRules;
 export interface RateLimits<N extends string = LimitName> {
   /** Takes one point; throws `too_many_requests` (429, Retry-After) when the budget is spent. */
   consume(name: N, key: string): Promise<void>;
+  /** Gives back a point taken by consume, for a call another budget then refused. */
+  refund(name: N, key: string): Promise<void>;
 }
 
 type LimitContext = Pick<Context, 'store' | 'config'>;
@@ -53,13 +55,21 @@ export function createRateLimits<N extends string = LimitName>(
     }),
   ) as Record<N, RateLimiterAbstract>;
 
+  const keyOf = (name: N, key: string) => (name === 'ip' ? key : hashKey(key));
   return {
     async consume(name, key) {
       try {
-        await limiters[name].consume(name === 'ip' ? key : hashKey(key));
+        await limiters[name].consume(keyOf(name, key));
       } catch (err) {
         if (err instanceof RateLimiterRes) throw errors.tooMany(err.msBeforeNext / 1000);
         // The limiter's store is the store: when it is unreachable the caller gets 503, not 500.
+        throw new StoreUnavailableError(`rate limiter unavailable: ${(err as Error).message}`);
+      }
+    },
+    async refund(name, key) {
+      try {
+        await limiters[name].reward(keyOf(name, key), 1);
+      } catch (err) {
         throw new StoreUnavailableError(`rate limiter unavailable: ${(err as Error).message}`);
       }
     },

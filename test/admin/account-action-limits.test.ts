@@ -6,8 +6,8 @@ import { createPersona, errorType, signIn, startAdminApp, type AdminTestApp, typ
 /**
  * The budgets of the console's unlock and sign-out-everywhere (src/admin/accounts/action-limits.ts):
  * five of each per account and hour, whoever the operator, and 30 of both per operator in 15
- * minutes, whatever the account; and 30 reset mails per operator in 15 minutes. A refused call
- * answers 429 and neither changes nor records anything.
+ * minutes, whatever the account; 30 reset mails per operator in 15 minutes; 20 notifications per
+ * operator and hour. A refused call answers 429 and neither changes nor records anything.
  */
 let t: AdminTestApp;
 
@@ -95,6 +95,30 @@ describe("the console's account actions", () => {
     // The person's own mail budget was not spent by the refusal: another operator still mails them.
     expect((await rolf.post(`/api/accounts/${fresh.id}/reset-password`)).status).toBe(200);
     expect(await count('operator.password_reset.sent', fresh)).toBe(1);
+  });
+
+  it("a call refused for the account's budget gives the operator's point back: the operator goes on helping others", async () => {
+    const sara = await operator('Sara');
+    const busy = await person();
+    const { target, operator: own } = accountActionRules;
+    for (let i = 0; i < target.points; i += 1) expect((await sara.post(`/api/accounts/${busy.id}/unlock`)).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await sara.post(`/api/accounts/${busy.id}/unlock`)).status).toBe(429);
+    // Only the calls that went through counted against Sara: the rest of her 30 are there.
+    const others = await Promise.all(Array.from({ length: own.points - target.points + 1 }, () => person()));
+    for (const other of others.slice(0, -1)) expect((await sara.post(`/api/accounts/${other.id}/unlock`)).status).toBe(200);
+    expect((await sara.post(`/api/accounts/${others.at(-1)!.id}/unlock`)).status).toBe(429);
+  });
+
+  it('notifications: 20 per operator and hour, then 429 with nothing stored; other operators go on', async () => {
+    const [nina, nils] = [await operator('Nina'), await operator('Nils')];
+    expect(accountActionRules.operatorNotification.points).toBe(20);
+    const body = (message: string) => ({ message, admins_only: false, tenants: [], popup: true, new_functionality: false });
+    for (let i = 0; i < 20; i += 1) expect((await nina.post('/api/notification/').send(body(`Release ${i}`))).status).toBe(201);
+    const refused = await nina.post('/api/notification/').send(body('One too many'));
+    expect([refused.status, errorType(refused)]).toEqual([429, 'too_many_requests']);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await t.ctx.db('notifications').where({ message: 'One too many' }).first('id')).toBeUndefined();
+    expect((await nils.post('/api/notification/').send(body('From Nils'))).status).toBe(201);
   });
 
   it('costs nothing when the account does not exist or the role may not act on it', async () => {

@@ -24,6 +24,12 @@ export const accountActionRules = {
   operator: { points: 30, duration: 15 * 60 },
   /** Reset mails sent by one operator, whatever the account. */
   operatorMail: { points: 30, duration: 15 * 60 },
+  /**
+   * Notifications sent by one operator (src/admin/notifications): each shows in the apps of every
+   * tenant it names, up to all of them, as a popup if asked. Releases and maintenance take a few a
+   * day; a support session in the wrong hands must not fill every tenant's screen with them.
+   */
+  operatorNotification: { points: 20, duration: 60 * 60 },
 } as const satisfies Record<string, LimitRule>;
 
 export type LimitedAccountAction = 'unlock' | 'sign-out-everywhere';
@@ -39,7 +45,14 @@ const shared = new WeakMap<object, RateLimits<keyof typeof accountActionRules>>(
 export async function spendAccountAction(ctx: Context, operator: Operator, action: LimitedAccountAction, accountId: string): Promise<void> {
   const limits = limitsOf(ctx);
   await limits.consume('operator', operator.account_id);
-  await limits.consume('target', `${action}:${accountId}`);
+  try {
+    await limits.consume('target', `${action}:${accountId}`);
+  } catch (error) {
+    // Refused for the account's sake, not the operator's: the point goes back, so an operator
+    // who met an account's spent budget can still help everyone else.
+    await limits.refund('operator', operator.account_id);
+    throw error;
+  }
 }
 
 /**
@@ -49,6 +62,14 @@ export async function spendAccountAction(ctx: Context, operator: Operator, actio
  */
 export async function spendResetMail(ctx: Context, operator: Operator): Promise<void> {
   await limitsOf(ctx).consume('operatorMail', operator.account_id);
+}
+
+/**
+ * Takes a point of the operator's notification budget; 429 `too_many_requests` with Retry-After
+ * when it is spent. Called after the input was checked and before anything is stored.
+ */
+export async function spendNotification(ctx: Context, operator: Operator): Promise<void> {
+  await limitsOf(ctx).consume('operatorNotification', operator.account_id);
 }
 
 function limitsOf(ctx: Context): RateLimits<keyof typeof accountActionRules> {

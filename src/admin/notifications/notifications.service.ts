@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { ValidationError } from '../../http/validate.ts';
+import { spendNotification } from '../accounts/action-limits.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 import {
@@ -34,6 +35,7 @@ export async function sendNotification(ctx: Context, operator: Operator, input: 
       unknown.map((id) => ({ code: 'custom', path: ['tenants', tenants.indexOf(id)], message: `Unknown tenant ${id}`, input: id })),
     );
   }
+  await spendNotification(ctx, operator);
   const at = ctx.now();
   return ctx.db.transaction(async (trx) => {
     const id = await insertNotification(trx, { ...input, tenants, created_by: operator.account_id, created_at: at });
