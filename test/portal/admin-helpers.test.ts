@@ -129,8 +129,9 @@ describe('what a failed console call means', () => {
     expect(needsSecondFactor(error)).toBe(asked);
   });
 
-  it('a role refusal or a spent budget adds why to the failure message, as a sentence of its own', () => {
-    const t = (key: string) => ({ 'admin.role_refused': 'Not allowed.', 'errors.too_many_requests': 'Wait a moment.' })[key]!;
+  it('a role refusal, a spent budget or an unreachable service adds why to the failure message, as a sentence of its own', () => {
+    const t = (key: string) => ({ 'admin.role_refused': 'Not allowed.', 'errors.too_many_requests': 'Wait a moment.', 'admin.unavailable': 'Try again shortly.' })[key]!;
+    expect(failureText('Failed to send password reset email', apiError(503), t)).toBe('Failed to send password reset email. Try again shortly.');
     expect(failureText('Failed to unlock', apiError(403), t)).toBe('Failed to unlock. Not allowed.');
     expect(failureText('Failed to unlock', apiError(429), t)).toBe('Failed to unlock. Wait a moment.');
     // A message that already ends its sentence gets no second full stop.
