@@ -224,7 +224,8 @@ export interface AccountOidcEntry {
  * The account's live oidc-provider entries (sessions, grants, codes, tokens), for "sign out
  * everywhere" and operators' views. Sessions and grants are in the account's index; codes and
  * tokens in their grant's (they were in the account's too before, and such entries are still
- * read). A code or token whose grant is gone is not listed: oidc-provider refuses it already.
+ * read). A code or token whose grant is gone is not listed: oidc-provider refuses it already;
+ * nor a used code or rotated refresh token.
  * Entries that expired, were destroyed, or now belong to another account (a session re-used for
  * a different login) are pruned from the account's index; a grant's index loses only entries
  * that are gone, since its revocation must find every token it names.
@@ -250,14 +251,22 @@ export async function listAccountKeys(store: Store, accountId: string): Promise<
 }
 
 async function readEntry(store: Store, key: string, accountId: string, from: { index: string; pruneForeign: boolean }): Promise<AccountOidcEntry | undefined> {
-  const [stored, ttl] = await Promise.all([store.get(key), store.ttl(key)]);
+  const model = key.split(':')[1] ?? '';
+  const [stored, ttl, consumed] = await Promise.all([
+    store.get(key),
+    store.ttl(key),
+    CONSUMABLE.has(model) ? store.get(oidcKeys.consumed(key)) : null,
+  ]);
   const payload = parse(stored);
   const gone = !payload || ttl === null;
   if (gone || payload.accountId !== accountId) {
     if (gone || from.pruneForeign) await store.srem(from.index, key);
     return undefined;
   }
-  const model = key.split(':')[1] ?? '';
+  // A used code, or a refresh token that was rotated, can never be used again: not live, though
+  // its payload stays until its TTL (and in its grant's index, for the revocation a replay of it
+  // brings). Each refresh would otherwise add one more "live" refresh token to the listing.
+  if (consumed !== null) return undefined;
   const sessionUid = payload.sessionUid ?? (model === 'Session' ? payload.uid : undefined);
   return {
     key,

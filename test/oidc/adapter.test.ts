@@ -196,7 +196,7 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       expect((await listAccountKeys(store, 'acct-2')).map(({ key }) => key)).toEqual(['oidc:RefreshToken:rt-other']);
     });
 
-    it('lists a grant\'s tokens once, skips those of a grant that is gone, and keeps another account\'s in the grant\'s index', async () => {
+    it('lists a grant\'s live tokens once, skips rotated ones and those of a grant that is gone, and keeps another account\'s in the grant\'s index', async () => {
       await adapter('Grant').upsert('g-live', { jti: 'g-live', kind: 'Grant', accountId: 'acct-g', clientId: 'rp' }, 600);
       await adapter('RefreshToken').upsert('rt-live', { jti: 'rt-live', kind: 'RefreshToken', accountId: 'acct-g', clientId: 'rp', grantId: 'g-live' }, 600);
       // Written before tokens were indexed under their grant only: in both indexes, listed once.
@@ -206,12 +206,20 @@ function adapterSuite(name: string, make: () => Promise<StoreUnderTest>) {
       ]);
       // Not this account's: neither listed nor dropped from the grant's index, whose revocation must find it.
       await adapter('AccessToken').upsert('at-foreign', { jti: 'at-foreign', kind: 'AccessToken', accountId: 'acct-h', clientId: 'rp', grantId: 'g-live' }, 600);
+      // Rotated (consumed): never usable again, so not listed; its grant's index keeps it for a replay's revocation.
+      await adapter('RefreshToken').upsert('rt-rotated', { jti: 'rt-rotated', kind: 'RefreshToken', accountId: 'acct-g', clientId: 'rp', grantId: 'g-live' }, 600);
+      await adapter('RefreshToken').consume('rt-rotated');
       // Its grant is gone (oidc-provider refuses it): not listed.
       await adapter('AccessToken').upsert('at-orphan', { jti: 'at-orphan', kind: 'AccessToken', accountId: 'acct-g', clientId: 'rp', grantId: 'g-gone' }, 600);
 
       const listed = (await listAccountKeys(store, 'acct-g')).map(({ key }) => key).sort();
       expect(listed).toEqual(['oidc:AccessToken:at-both', 'oidc:Grant:g-live', 'oidc:RefreshToken:rt-live']);
-      expect((await store.smembers(oidcKeys.grant('g-live'))).sort()).toEqual(['oidc:AccessToken:at-both', 'oidc:AccessToken:at-foreign', 'oidc:RefreshToken:rt-live']);
+      expect((await store.smembers(oidcKeys.grant('g-live'))).sort()).toEqual([
+        'oidc:AccessToken:at-both',
+        'oidc:AccessToken:at-foreign',
+        'oidc:RefreshToken:rt-live',
+        'oidc:RefreshToken:rt-rotated',
+      ]);
     });
   });
 }
@@ -251,7 +259,7 @@ describe('oidc adapter inside oidc-provider', () => {
       session.accountId = 'acct-p';
       await session.save(600);
       expect(await provider.Session.findByUid(session.uid)).toMatchObject({ accountId: 'acct-p' });
-      expect((await listAccountKeys(store, 'acct-p')).map(({ model }) => model).sort()).toEqual(['AccessToken', 'AuthorizationCode', 'Grant', 'Session']);
+      expect((await listAccountKeys(store, 'acct-p')).map(({ model }) => model).sort()).toEqual(['AccessToken', 'Grant', 'Session']); // the code was used: not live
 
       await provider.AccessToken.revokeByGrantId(grantId);
       expect(await provider.AccessToken.find(value)).toBeUndefined();
