@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { deviceName } from '../http/device-name.ts';
 import type { MailLanguage, Rendered } from './templates.ts';
 
 /** A change to how the person signs in, each one mailed as a security notice (ASVS V2.2.3). */
@@ -176,37 +177,14 @@ export function renderSecurityNotice(language: MailLanguage, t: SecurityNoticeTe
   return { subject: change.subject(t), lines: [change.what(t), where, operator ? text.byOperator : text.ifNotYou] };
 }
 
-/** First match wins: Edge, Opera and Samsung Internet also say "Chrome", and Chrome also says "Safari". */
-const browsers: readonly [RegExp, string][] = [
-  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
-  [/\b(?:OPR|Opera)\//, 'Opera'],
-  [/\bSamsungBrowser\//, 'Samsung Internet'],
-  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
-  [/\b(?:HeadlessChrome|Chrome|Chromium|CriOS)\//, 'Chrome'],
-  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
-];
-
-/** iPhone and iPad before macOS (they say "like Mac OS X"); Android before Linux. */
-const systems: readonly [RegExp, string][] = [
-  [/\biPhone\b/, 'iPhone'],
-  [/\biPad\b/, 'iPad'],
-  [/\bAndroid\b/, 'Android'],
-  [/\bWindows\b/, 'Windows'],
-  [/\bCrOS\b/, 'ChromeOS'],
-  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
-  [/\bLinux\b/, 'Linux'],
-];
-
 /**
- * "Firefox on Linux", as the portal names remembered devices (portal/src/profile/device-name.ts).
- * Only names from these tables reach the mail, never the header itself: the User-Agent is
+ * "Firefox on Linux", as the portal names remembered devices (src/http/device-name.ts, the same
+ * table). Only names from that table reach the mail, never the header itself: the User-Agent is
  * whatever the one who made the change sent, and copied into a genuine Nyckel mail it would let
  * an attacker write their own text ("call this number to secure your account") to the victim.
  */
 export function browserName(language: MailLanguage, userAgent: string | null | undefined): string | null {
-  const ua = userAgent?.slice(0, 512) ?? '';
-  const browser = browsers.find(([pattern]) => pattern.test(ua))?.[1];
-  const system = systems.find(([pattern]) => pattern.test(ua))?.[1];
-  if (browser && system) return `${browser} ${language === 'sv' ? 'på' : 'on'} ${system}`;
-  return browser ?? null;
+  const { browser, os } = deviceName(userAgent);
+  if (browser && os) return `${browser} ${language === 'sv' ? 'på' : 'on'} ${os}`;
+  return browser;
 }

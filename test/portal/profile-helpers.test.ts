@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import en from '../../portal/src/i18n/en.json' with { type: 'json' };
 import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import { arrivalNotice } from '../../portal/src/profile/profile-navigation.ts';
-import { deviceName } from '../../portal/src/profile/device-name.ts';
+import { deviceName } from '../../src/http/device-name.ts';
 import { initialsOf } from '../../portal/src/profile/initials.ts';
 import { activateOutcome, passwordChangeFailure, profileFailure, reauthUrl } from '../../portal/src/profile/profile-errors.ts';
 import { RELATIVE_TIME_KEYS, relativeTime } from '../../portal/src/profile/relative-time.ts';

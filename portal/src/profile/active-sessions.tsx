@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
-import { deviceName } from './device-name.ts';
+import { deviceName } from '../../../src/http/device-name.ts';
 import { accountSessions, signOutApplication, signOutOtherSessions, signOutSession, type ApplicationListing, type SessionListing } from './profile-api.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';

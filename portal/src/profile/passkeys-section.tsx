@@ -4,7 +4,7 @@ import { useLocation } from 'wouter';
 import { addPasskey, listPasskeys, passkeyProblem, passkeysSupported, PASSKEY_PROBLEM_KEYS, removePasskey, type Passkey } from '../api/passkeys.ts';
 import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
-import { deviceName } from './device-name.ts';
+import { deviceName } from '../../../src/http/device-name.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';

@@ -5,7 +5,7 @@ import { revokeDevice } from '../api/client.ts';
 import type { RememberedDevice, TfaDevicesResponse } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
-import { deviceName } from './device-name.ts';
+import { deviceName } from '../../../src/http/device-name.ts';
 import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';

@@ -1,6 +1,8 @@
 /**
- * A short, readable name for a remembered device from its User-Agent: the browser and the system
- * (`Chrome` and `macOS` → "Chrome on macOS"). Brand names are not translated; the page joins them.
+ * A short, readable name for a browser from its User-Agent: the browser and the system (`Chrome`
+ * and `macOS` → "Chrome on macOS"). One table for the portal (remembered devices, sessions,
+ * passkeys; it imports this file) and the server's security notices, so both name a browser alike.
+ * Brand names are not translated; the page or the mail joins them.
  */
 export interface DeviceName {
   browser: string | null;
@@ -33,6 +35,7 @@ function firstMatch(text: string, table: readonly [RegExp, string][]): string | 
 }
 
 export function deviceName(userAgent: string | null | undefined): DeviceName {
-  const text = userAgent ?? '';
+  // Past 512 characters a User-Agent is nobody's real browser; the patterns need not read it all.
+  const text = userAgent?.slice(0, 512) ?? '';
   return { browser: firstMatch(text, BROWSERS), os: firstMatch(text, SYSTEMS) };
 }
