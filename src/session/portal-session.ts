@@ -46,8 +46,8 @@ export const portalSessionTtlSeconds = 12 * 3600;
  */
 export const lastSeenWriteSeconds = 60;
 /**
- * How long a session's end guards it against being written back (see touch). Far longer than a
- * request takes between reading a session and touching it: every store command fails after 2 s.
+ * How long a session's end guards it against being written back (see rewrite). Far longer than a
+ * request takes between reading a session and writing it: every store command fails after 2 s.
  */
 const endedGuardSeconds = 10 * 60;
 /** The cookie's name over plain HTTP (development, tests); see portalCookieNameFor. */
@@ -72,7 +72,7 @@ const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
 const idOf = (member: string) => (member.startsWith('session:') ? member.slice('session:'.length) : member);
 /** The uids of the oidc-provider sessions this portal session signed in (see linkOidcSession). */
 const oidcLinks = (id: string) => `session:${id}:oidc`;
-/** Written when a session ends, before it is deleted (see touch). */
+/** Written when a session ends, before it is deleted (see rewrite). */
 const endedGuard = (id: string) => `session:${id}:ended`;
 
 /**
@@ -118,9 +118,10 @@ export async function createPortalSession(
  * idle too long, or is past its 12 h, is ended here and reads as null.
  */
 export async function getPortalSessionById(ctx: SessionContext, id: string): Promise<PortalSessionWithId | null> {
-  const session = await readLiveSession(ctx, id);
-  if (session) await touch(ctx, session);
-  return session;
+  const read = await readLiveSession(ctx, id);
+  if (!read) return null;
+  await touch(ctx, read);
+  return read.session;
 }
 
 /**
@@ -155,20 +156,26 @@ export function secondsLeft(ctx: Pick<Context, 'config' | 'now'>, session: Porta
  * Reads a session without counting it as used (listing an account's sessions reads every one of
  * them). One that has ended is destroyed, so it also leaves the account's index.
  */
-async function readLiveSession(ctx: SessionContext, id: string): Promise<PortalSessionWithId | null> {
+async function readLiveSession(ctx: SessionContext, id: string): Promise<{ session: PortalSessionWithId; raw: string } | null> {
   const raw = await ctx.store.get(key(id));
   if (!raw) return null;
   const session: PortalSessionWithId = { id, ...(JSON.parse(raw) as PortalSession) };
-  if (!hasEnded(ctx.config, session, nowSeconds(ctx))) return session;
+  if (!hasEnded(ctx.config, session, nowSeconds(ctx))) return { session, raw };
   await destroyPortalSession(ctx, id);
   return null;
 }
 
-/** Records a use of the session, at most once a minute. */
-async function touch(ctx: SessionContext, session: PortalSessionWithId): Promise<void> {
+/**
+ * Records a use of the session, at most once a minute, by writing back what was read only if
+ * nothing was written since: a concurrent request's change (addSessionMethods raising the amr,
+ * which records the use itself) is never undone by this older copy, and a session a sign-out
+ * deleted meanwhile is not written back.
+ */
+async function touch(ctx: SessionContext, { session, raw }: { session: PortalSessionWithId; raw: string }): Promise<void> {
   const now = nowSeconds(ctx);
   if (now - (session.last_seen ?? session.created_at) < lastSeenWriteSeconds) return;
-  await rewrite(ctx, { ...session, last_seen: now });
+  const { id, ...stored } = session;
+  await ctx.store.replaceIfUnchanged(key(id), raw, JSON.stringify({ ...stored, last_seen: now }), capLeft(ctx, stored));
 }
 
 /**
@@ -190,15 +197,20 @@ export async function addSessionMethods(ctx: SessionContext, session: PortalSess
  */
 async function rewrite(ctx: SessionContext, session: PortalSessionWithId): Promise<void> {
   const { id, ...stored } = session;
-  await ctx.store.set(key(id), JSON.stringify(stored), Math.max(1, stored.created_at + portalSessionTtlSeconds - nowSeconds(ctx)));
+  await ctx.store.set(key(id), JSON.stringify(stored), capLeft(ctx, stored));
   // A sign-out racing this write may have deleted the session between its read and the write
   // above, which then put it back: a stolen cookie would survive "sign out everywhere". Every
   // sign-out writes the end guard before it deletes, so the guard is there to be seen now.
   if (await ctx.store.get(endedGuard(id))) await ctx.store.del(key(id));
 }
 
+/** Seconds left of the session's 12 h, as its TTL when written back (at least 1). */
+function capLeft(ctx: SessionContext, session: PortalSession): number {
+  return Math.max(1, session.created_at + portalSessionTtlSeconds - nowSeconds(ctx));
+}
+
 export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
-  // The guard first: a touch that read the session before this delete cannot write it back after.
+  // The guard first: a rewrite that read the session before this delete cannot write it back after.
   await ctx.store.set(endedGuard(id), 'ended', endedGuardSeconds);
   // One atomic read-and-delete: the session is gone before its bookkeeping is.
   const raw = await ctx.store.getDel(key(id));
@@ -228,8 +240,8 @@ export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: s
 export async function listPortalSessions(ctx: SessionContext, accountId: string): Promise<PortalSessionWithId[]> {
   const live: PortalSessionWithId[] = [];
   for (const member of await ctx.store.smembers(accountIndex(accountId))) {
-    const session = await readLiveSession(ctx, idOf(member));
-    if (session) live.push(session);
+    const read = await readLiveSession(ctx, idOf(member));
+    if (read) live.push(read.session);
     else await ctx.store.srem(accountIndex(accountId), member);
   }
   return live;
@@ -239,7 +251,7 @@ export async function listPortalSessions(ctx: SessionContext, accountId: string)
 export async function destroyAccountPortalSessions(ctx: SessionContext, accountId: string): Promise<void> {
   const ids = (await ctx.store.smembers(accountIndex(accountId))).map(idOf);
   if (ids.length === 0) return;
-  // The guards first, as destroyPortalSession writes its own (see touch), in one round trip.
+  // The guards first, as destroyPortalSession writes its own (see rewrite), in one round trip.
   const guards = ids.map((id) => ({ key: endedGuard(id), value: 'ended', ttlSeconds: endedGuardSeconds, sets: [] }));
   await ctx.store.claimAndWrite(null, guards);
   await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));

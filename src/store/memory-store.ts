@@ -80,6 +80,13 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async replaceIfUnchanged(key: string, expected: string, value: string, ttlSeconds: number) {
+    const expiresAt = this.#expiry(ttlSeconds);
+    if (this.#string(key) !== expected) return false;
+    this.#put(key, { value, expiresAt });
+    return true;
+  }
+
   async getDel(key: string) {
     const value = this.#string(key);
     this.#entries.delete(this.#prefix + key);

@@ -92,10 +92,18 @@ ${lengthenSet('KEYS[1]', 'ttl')}
 return 1
 `;
 
+/** replaceIfUnchanged (KEYS[1]; ARGV the expected value, the new value and the TTL). */
+export const replaceIfUnchangedLua = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
+return 1
+`;
+
 export type ScriptedRedis = Redis & {
   nyckelIncr(keyCount: number, ...args: (string | number)[]): Promise<number>;
   nyckelSadd(keyCount: number, ...args: (string | number)[]): Promise<number>;
   nyckelSetIndexed(keyCount: number, ...args: (string | number)[]): Promise<number>;
   nyckelGetWithReference(keyCount: number, ...args: string[]): Promise<(string | null)[]>;
   nyckelClaimAndWrite(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  nyckelReplaceIfUnchanged(keyCount: number, ...args: (string | number)[]): Promise<number>;
 };

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { Redis, ReplyError } from 'ioredis';
 import { CommandDeadlines } from './command-deadlines.ts';
-import { claimAndWriteLua, getWithReferenceLua, incrLua, saddLua, setIndexedLua, type ScriptedRedis } from './redis-scripts.ts';
+import { claimAndWriteLua, getWithReferenceLua, incrLua, replaceIfUnchangedLua, saddLua, setIndexedLua, type ScriptedRedis } from './redis-scripts.ts';
 import { StoreUnavailableError, toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
 
 export type RedisStoreOptions =
@@ -77,6 +77,7 @@ export class RedisStore implements Store {
     this.client.defineCommand('nyckelSadd', { lua: saddLua });
     this.client.defineCommand('nyckelGetWithReference', { lua: getWithReferenceLua });
     this.client.defineCommand('nyckelClaimAndWrite', { lua: claimAndWriteLua });
+    this.client.defineCommand('nyckelReplaceIfUnchanged', { lua: replaceIfUnchangedLua });
   }
 
   #key(key: string): string {
@@ -142,6 +143,12 @@ export class RedisStore implements Store {
     const ttl = toTtlSeconds(ttlSeconds);
     const reply = await this.#run(() => this.client.set(this.#key(key), value, 'EX', ttl, 'NX'));
     return reply === 'OK';
+  }
+
+  async replaceIfUnchanged(key: string, expected: string, value: string, ttlSeconds: number) {
+    const ttl = toTtlSeconds(ttlSeconds);
+    const reply = await this.#run(() => (this.client as ScriptedRedis).nyckelReplaceIfUnchanged(1, this.#key(key), expected, value, ttl));
+    return reply === 1;
   }
 
   async getDel(key: string) {

@@ -12,6 +12,11 @@ export interface Store {
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Writes only when the key does not exist; true when this call wrote it. */
   setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Writes only when the key still holds exactly `expected` (compare-and-set); true when this call
+   * wrote it. For a write-back of what was read a moment ago that must not undo a concurrent write.
+   */
+  replaceIfUnchanged(key: string, expected: string, value: string, ttlSeconds: number): Promise<boolean>;
   /** Reads and removes atomically: of many concurrent callers exactly one gets the value. */
   getDel(key: string): Promise<string | null>;
   del(...keys: string[]): Promise<void>;

@@ -154,6 +154,11 @@ describe('the idle timeout of a Nyckel session without "remember me"', () => {
       record(key);
       return setIndexed(key, value, ttl, sets);
     });
+    const replaceIfUnchanged = store.replaceIfUnchanged.bind(store);
+    vi.spyOn(store, 'replaceIfUnchanged').mockImplementation(async (key, expected, value, ttl) => {
+      record(key);
+      return replaceIfUnchanged(key, expected, value, ttl);
+    });
 
     // Real time passes too, between the clock's moves: margins of seconds, and ranges for times.
     for (let i = 0; i < 5; i += 1) expect(await userinfo(browser)).toBe(200);
@@ -216,15 +221,15 @@ describe('the idle timeout of a Nyckel session without "remember me"', () => {
     const browser = await signIn(email);
     const id = sessionIdOf(browser);
     const store = server.ctx.store;
-    const set = store.set.bind(store);
+    const replaceIfUnchanged = store.replaceIfUnchanged.bind(store);
     let raced = false;
-    vi.spyOn(store, 'set').mockImplementation(async (key, value, ttl) => {
+    vi.spyOn(store, 'replaceIfUnchanged').mockImplementation(async (key, expected, value, ttl) => {
       // The sign-out lands between the request's read of the session and its write of last_seen.
       if (key === `session:${id}` && !raced) {
         raced = true;
         await signOut(accountId, id);
       }
-      return set(key, value, ttl);
+      return replaceIfUnchanged(key, expected, value, ttl);
     });
     server.ctx.advance(minutes(2));
     await userinfo(browser);

@@ -41,6 +41,21 @@ export function storeContract(name: string, make: MakeStore) {
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    it('replaceIfUnchanged writes only over exactly the value expected, and one of concurrent callers wins', async () => {
+      await store.set('cas', 'read', 60);
+      expect(await store.replaceIfUnchanged('cas', 'read', 'mine', 90)).toBe(true);
+      expect(await store.get('cas')).toBe('mine');
+      expect(await store.ttl('cas')).toBeGreaterThanOrEqual(89);
+      // Someone wrote since it was read: the write-back changes nothing.
+      expect(await store.replaceIfUnchanged('cas', 'read', 'stale', 90)).toBe(false);
+      expect(await store.get('cas')).toBe('mine');
+      expect(await store.replaceIfUnchanged('cas-missing', 'read', 'x', 60)).toBe(false);
+      expect(await store.get('cas-missing')).toBeNull();
+      const results = await Promise.all(['a', 'b', 'c'].map((tag) => store.replaceIfUnchanged('cas', 'mine', tag, 60)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      await expect(store.replaceIfUnchanged('cas', 'x', 'y', 0)).rejects.toThrow(RangeError);
+    });
+
     it('reports the seconds left, or null for a missing key', async () => {
       await store.set('ttl', 'x', 60);
       const ttl = await store.ttl('ttl');
