@@ -2,7 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { Context } from '../context.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import { validate } from '../http/validate.ts';
-import { portalSessionId, setPortalSessionCookie } from '../session/portal-session.ts';
+import { portalSessionId } from '../session/portal-cookie.ts';
+import { setPortalSessionCookie } from '../session/portal-session.ts';
 import { loginCookieId, loginCookieName, loginCookieOptions } from './login-session.ts';
 import {
   createPassword,

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import { isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
-import { getPortalSessionById, portalSessionId, portalSessionTtlSeconds } from '../session/portal-session.ts';
+import { portalSessionId } from '../session/portal-cookie.ts';
+import { getPortalSessionById, portalSessionTtlSeconds } from '../session/portal-session.ts';
 
 type CheckContext = Pick<Context, 'store' | 'config' | 'now'>;
 

@@ -11,7 +11,8 @@ import { createClientAdapter, reuseDerivedClients } from './clients.ts';
 import { loadSigningKeys } from './keys.ts';
 import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
-import { destroyPortalSession, portalSessionId } from '../session/portal-session.ts';
+import { portalSessionId } from '../session/portal-cookie.ts';
+import { destroyPortalSession } from '../session/portal-session.ts';
 import { loadExistingGrant, signInSilentRequests } from './silent-sign-in.ts';
 import { settleTokenRequests } from './token-batch.ts';
 

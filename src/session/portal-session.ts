@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import cookieParser from 'cookie-parser';
 import type { CookieOptions, Request, Response } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
+import { portalCookieNameFor, portalSessionId } from './portal-cookie.ts';
 
 /**
  * The signed-in session of the portal (profile, tenant selection, the OAuth interaction
@@ -50,19 +50,6 @@ export const lastSeenWriteSeconds = 60;
  * request takes between reading a session and writing it: every store command fails after 2 s.
  */
 const endedGuardSeconds = 10 * 60;
-/** The cookie's name over plain HTTP (development, tests); see portalCookieNameFor. */
-export const portalCookieName = 'nyckel_session';
-
-/**
- * `__Host-nyckel_session` when cookies are Secure: the browser then takes it only from this exact
- * origin, over HTTPS, with Path=/ and no Domain, so a sibling subdomain cannot plant its own
- * signed-in session in a person's browser (signing them in as someone else) or shadow theirs.
- * Only that name is read there.
- */
-export function portalCookieNameFor(config: Pick<Config, 'secureCookies'>): string {
-  return config.secureCookies ? `__Host-${portalCookieName}` : portalCookieName;
-}
-
 const key = (id: string) => `session:${id}`;
 /**
  * The account's sessions. Members are session keys (`session:<id>`, as setIndexed writes them);
@@ -257,21 +244,6 @@ export async function destroyAccountPortalSessions(ctx: SessionContext, accountI
   await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));
 }
 
-/**
- * The id in the signed session cookie (`nyckel_session`, or `__Host-nyckel_session` over HTTPS). Works behind cookie-parser (our /auth and /api
- * routers) and without it (e.g. a route beside oidc-provider), by verifying the signature here.
- */
-export function portalSessionId(config: Config, req: Request): string | undefined {
-  const name = portalCookieNameFor(config);
-  const parsed = (req.signedCookies as Record<string, unknown> | undefined)?.[name];
-  if (typeof parsed === 'string' && parsed !== '') return parsed;
-  if (req.signedCookies) return undefined;
-  const raw = readCookie(req.headers.cookie, name);
-  if (!raw) return undefined;
-  const unsigned = cookieParser.signedCookie(raw, [...config.cookieSecrets]);
-  return typeof unsigned === 'string' && unsigned !== raw && unsigned !== '' ? unsigned : undefined;
-}
-
 /** The portal session of a request, or null. For the OAuth interaction route and the profile API. */
 export async function getPortalSession(ctx: SessionContext, req: Request): Promise<PortalSessionWithId | null> {
   const id = portalSessionId(ctx.config, req);
@@ -289,18 +261,4 @@ export function clearPortalSessionCookie(res: Response, config: Config): void {
 
 function nowSeconds(ctx: Pick<Context, 'now'>): number {
   return Math.floor(ctx.now().getTime() / 1000);
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(index + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
 }

@@ -6,7 +6,8 @@ import { upsertClient } from '../../src/oidc/clients.ts';
 import { createPersona, signCookie } from '../admin/harness.ts';
 import { createTenant } from '../fixtures/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createPortalSession, portalCookieName } from '../../src/session/portal-session.ts';
+import { portalCookieName } from '../../src/session/portal-cookie.ts';
+import { createPortalSession } from '../../src/session/portal-session.ts';
 import { loadOperations, requestFor, type KnownValues, type Operation } from './openapi-requests.ts';
 import { createRawClient, type RawRequest, type RawResponse } from './raw-http.ts';
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Context } from '../../context.ts';
-import { portalSessionId } from '../../session/portal-session.ts';
+import { portalSessionId } from '../../session/portal-cookie.ts';
 import { findOperatorRole } from '../operators.repository.ts';
 import { findImpersonatedGrant, peekPending, saveImpersonatedGrant, takePending, type ImpersonatedGrant, type Impersonation } from './impersonation.store.ts';
 
