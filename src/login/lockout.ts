@@ -19,6 +19,9 @@ import { loginErrors } from './login-errors.ts';
  * counts its own failures, and only loses its standing (counts against the email again) after
  * `maxFailures` of them since its last sign-in. So the locks above, whoever causes them, stop
  * browsers that never signed in to the address, and the owner signs in from their own.
+ *
+ * Nor does it touch a passkey or an upstream sign-in (lockHolds): the lock stops guessing, and
+ * neither can be guessed, so the owner also signs in with either from a browser new to them.
  */
 export const lockoutPolicy = {
   maxFailures: 10,
@@ -91,14 +94,35 @@ export function budgetKey(guesser: Guesser): string {
 }
 
 /**
+ * The sign-in methods the lock holds: those a stranger can guess at (a password, a mailed code, an
+ * authenticator app's code). A passkey's signature and an upstream provider's sign-in cannot be
+ * guessed, so the lock neither refuses nor counts them: a lock someone caused by guessing the
+ * password does not shut the owner out of their passkey or their Google sign-in, from any
+ * browser. Their failures are audited; the email's budget (rate-limit.ts) still bounds them.
+ */
+export function lockHolds(method: 'password' | 'email_code' | 'totp' | 'webauthn' | 'oidc'): boolean {
+  return method !== 'webauthn' && method !== 'oidc';
+}
+
+/** Seconds left of the email's lock (0: none), or 0 for a known browser, which the lock does not hold. */
+export async function lockedSeconds(ctx: LockContext, guesser: Guesser): Promise<number> {
+  if (guesser.browser) return 0;
+  const until = Number((await ctx.store.get(lockKey(emailKey(guesser.email)))) ?? 0);
+  return Math.max(0, until - ctx.now().getTime()) / 1000;
+}
+
+/**
  * Throws `account_locked` (423) while the email is locked, unless a known browser is guessing.
  * The lock end is read on ctx.now()'s clock.
  */
 export async function assertNotLocked(ctx: LockContext, guesser: Guesser): Promise<void> {
-  if (guesser.browser) return;
-  const until = Number((await ctx.store.get(lockKey(emailKey(guesser.email)))) ?? 0);
-  const left = until - ctx.now().getTime();
-  if (left > 0) throw loginErrors.accountLocked(left / 1000);
+  const left = await lockedSeconds(ctx, guesser);
+  if (left > 0) throw loginErrors.accountLocked(left);
+}
+
+/** A failed attempt of a method the lock does not hold (lockHolds): audited, counted nowhere. */
+export async function auditFailure(ctx: LockContext, email: string, meta: FailureMeta): Promise<void> {
+  await audit(ctx, email, meta);
 }
 
 export interface FailureMeta {

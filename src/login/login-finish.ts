@@ -5,7 +5,7 @@ import { createPortalSession, destroyPortalSession } from '../session/portal-ses
 import { buildAnswer, redirectAfterDone, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { issueKnownBrowser } from './known-browser.ts';
-import { clearFailures, guesserFor, type Guesser } from './lockout.ts';
+import { clearFailures, guesserFor, lockHolds, type Guesser } from './lockout.ts';
 import { provenBeforeCredentialsChanged, saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { decideNextStep, isMultiFactor } from './next-step.ts';
 import { recordSignIn as recordSignInRow } from './sign-in.repository.ts';
@@ -123,7 +123,9 @@ async function finish(
     }),
     recordSignIn(ctx, session, account.id, info, { rememberedDevice, guesser }, now),
     info.portalSessionId ? destroyPortalSession(ctx, info.portalSessionId) : undefined,
-    clearFailures(ctx, guesser),
+    // A passkey or upstream sign-in proved nothing about the guesses counted against the email
+    // (lockHolds): an attacker's run must not restart whenever the owner signs in with either.
+    guesser.browser || lockHolds(session.first_factor) ? clearFailures(ctx, guesser) : undefined,
   ]);
   if (created.status === 'rejected' || recorded.status === 'rejected') {
     // A sign-in that could not be recorded (the database or store dropped) did not happen: the new

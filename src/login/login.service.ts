@@ -25,7 +25,7 @@ import {
   takeLoginSession,
   type LoginSession,
 } from './login-session.ts';
-import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from './lockout.ts';
+import { assertNotLocked, auditFailure, budgetKey, guesserFor, lockedSeconds, lockHolds, reserveAttempt, type ReservedAttempt } from './lockout.ts';
 import { decideNextStep } from './next-step.ts';
 import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
 
@@ -52,11 +52,12 @@ export async function startLogin(
   // and the database. Nothing is written before the first two have passed. A known browser of
   // the email has a budget of its own and is not held by the email's lock (lockout.ts).
   const guesser = await guesserFor(ctx, email, input.info.knownBrowser);
-  const [, , facts] = await Promise.all([
+  const [, locked, facts] = await Promise.all([
     rateLimitsFor(ctx).consume('email', budgetKey(guesser)),
-    assertNotLocked(ctx, guesser),
+    lockedSeconds(ctx, guesser),
     loadAccountFacts(ctx, email),
   ]);
+  if (locked > 0 && !hasUnguessableFirstFactor(facts)) throw loginErrors.accountLocked(locked);
   if (input.previousLoginId) await takeLoginSession(ctx, input.previousLoginId);
 
   const now = ctx.now().getTime();
@@ -84,6 +85,17 @@ export async function startLogin(
     await sendMigrationResetLink(ctx, facts.account, session.lang, input.query.type);
   }
   return { sessionId: session.id, answer: buildAnswer(session, facts) };
+}
+
+/**
+ * While the email is locked, Start goes on only for an account with a passkey or a linked
+ * upstream identity, which the lock does not hold (lockHolds): to the credentials step, where a
+ * password is refused with `account_locked` and those still work. Every other lock, unknown
+ * addresses' included, is answered at Start as before. This tells nothing new: the credentials
+ * step names the account's kinds of credential to whoever types the address, locked or not.
+ */
+function hasUnguessableFirstFactor({ account, credentials }: AccountFacts): boolean {
+  return account !== null && !account.password_reset_required && credentials.some((c) => !lockHolds(c.type));
 }
 
 /**
@@ -123,13 +135,15 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
   // Taken before the credentials are read: a password reset after this moment ends the sign-in.
   const provingFrom = ctx.now().getTime();
   // Together, as in startLogin: the proof is looked at only after the budget and the lock passed.
+  // A passkey or an upstream sign-in is neither refused by the lock nor counted towards it.
   const guesser = await guesserFor(ctx, session.email, info.knownBrowser);
+  const held = lockHolds(method);
   const [, , facts] = await Promise.all([
     rateLimitsFor(ctx).consume('email', budgetKey(guesser)),
-    assertNotLocked(ctx, guesser),
+    held ? assertNotLocked(ctx, guesser) : undefined,
     loadAccountFacts(ctx, session.email),
   ]);
-  const attempt = await reserveAttempt(ctx, guesser);
+  const attempt = held ? await reserveAttempt(ctx, guesser) : unheldAttempt(ctx, session.email);
   let result: VerifyResult;
   try {
     result = await verifiers[method].verify({ ctx, session, ...facts }, proof);
@@ -152,6 +166,11 @@ export async function verifyFirstFactor<M extends VerificationMethod>(
     amr: [...new Set([...session.amr, ...result.amr])],
   };
   return advance(ctx, verified, facts, info);
+}
+
+/** An attempt of a method the lock does not hold: it takes no place, and a failure is only audited. */
+function unheldAttempt(ctx: Context, email: string): ReservedAttempt {
+  return { failed: (meta) => auditFailure(ctx, email, meta), release: async () => {} };
 }
 
 export async function verifyPassword(

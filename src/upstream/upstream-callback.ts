@@ -8,7 +8,6 @@ import { loginErrors } from '../login/login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from '../login/login-finish.ts';
 import { assertState, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
-import { assertNotLocked, guesserFor } from '../login/lockout.ts';
 import { verifyFirstFactor } from '../login/login.service.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { withParam } from './local-path.ts';
@@ -97,13 +96,13 @@ async function exchangeCode(ctx: Context, tx: UpstreamTransaction, query: URLSea
 
 /**
  * Sign in with the upstream identity as the first factor, through the same verifier path as a
- * password (per-email budget, lockout, MFA after it). An identity not yet bound links itself
- * first only under mayLinkAutomatically's rule.
+ * password (per-email budget, MFA after it), but not held by the email's lock (lockHolds): the
+ * provider, not a guess, proved it. An identity not yet bound links itself first only under
+ * mayLinkAutomatically's rule.
  */
 async function signIn(ctx: Context, tx: UpstreamTransaction, identity: UpstreamIdentity, input: CallbackInput): Promise<CallbackRedirect> {
   const session = await requireLoginSession(ctx, input.loginCookieId, tx.login_session_id ?? '');
   assertState(session, ...verifiers.oidc.acceptedIn);
-  await assertNotLocked(ctx, await guesserFor(ctx, session.email, input.info.knownBrowser));
   const { account } = await loadAccountFacts(ctx, session.email);
   if (account && !(await findOidcCredential(ctx.db, identity)) && mayLinkAutomatically(identity, session.email)) {
     await linkIdentity(ctx, account.id, identity, 'login-verified-email', input.info);

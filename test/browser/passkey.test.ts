@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
@@ -240,6 +241,31 @@ describe('passkeys in the browser', () => {
     // Signed in with the passkey, the authenticator app can be set up.
     await page.goto('/profile/credentials/totp/setup');
     await page.getByRole('group', { name: t.en('profile.totp.secret_label'), exact: true }).locator('code').waitFor();
+  });
+
+  it('signs in with the passkey while wrong passwords from elsewhere hold the address locked', async () => {
+    const { email, tenantName } = await personWithTenant('lars');
+    await addVirtualAuthenticator(page);
+    await signInWithPassword(page, email, tenantName);
+    await page.goto('/profile');
+    await passkeysRegion(page).getByRole('button', { name: t.en('passkey.profile.add'), exact: true }).click();
+    await passkeysRegion(page).getByText(t.en('passkey.profile.added'), { exact: true }).waitFor();
+
+    // Someone guesses the password ten times from their own browser: the address is locked.
+    const meta = { accountId: null, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(ctx, email, meta).catch(() => {});
+    // This browser as a new one (no session, no known-browser cookie), as a borrowed laptop would be.
+    await context.clearCookies();
+    await startSignIn(page, email);
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: t.en('errors.account_locked_minutes_other', { count: 15 }) }).waitFor();
+    // No upstream provider is configured here: the hint names the passkey alone.
+    await page.getByText(t.en('login.locked_passkey'), { exact: true }).waitFor();
+    await page.screenshot({ path: join(SHOTS_DIR, 'passkey-while-locked.png'), fullPage: true });
+
+    await passkeyButton(page).click();
+    await expectTenantSelection(page, tenantName);
   });
 
   it('hides the passkey button in a browser without WebAuthn and keeps the password form', async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockedSeconds } from '../../src/login/lockout.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { errorType, setCookies, start } from '../login/journey.ts';
-import { createTotpAccount, signIn, type TotpAccountOptions } from '../totp/helpers.ts';
+import { errorType, setCookies, signInWithPassword, start } from '../login/journey.ts';
+import { createTotpAccount, password, signIn, type TotpAccountOptions } from '../totp/helpers.ts';
 import { authenticatorFor, passkeyOptions, passkeySignIn, registerPasskey } from './helpers.ts';
 import type { SoftAuthenticator } from './soft-authenticator.ts';
 
@@ -169,16 +170,36 @@ describe('passkey sign-in: POST /auth/login/passkey/options and /verify', () => 
     expect([refused.status, errorType(refused)]).toEqual([409, 'invalid_login_session_state']);
   });
 
-  it('failed passkey answers count toward the account lockout like wrong passwords', async () => {
+  it('failed passkey answers are audited but never lock the address', async () => {
     const { account, authenticator } = await withPasskey({ totp: 0 });
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i += 1) {
+    for (let i = 0; i < 11; i += 1) {
       statuses.push((await passkeySignIn(t.agent(), account.email, authenticator, undefined, { userVerified: false })).status);
     }
-    expect(statuses).toEqual([...Array(9).fill(401), 423]);
-    const browser = t.agent();
-    const started = await start(browser, account.email);
-    expect([started.status, errorType(started)]).toEqual([423, 'account_locked']);
+    expect(statuses).toEqual(Array(11).fill(401));
+    const failures = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'login.failed' }).select('details');
+    expect(failures.map((row) => row.details.method)).toEqual(Array(11).fill('webauthn'));
+    expect(await lockedSeconds(t.ctx, { email: account.email })).toBe(0);
+    expect((await signInWithPassword(t.agent(), account.email, password)).body.state).toBe('Done');
+  });
+
+  it('a lock from wrong passwords holds the password only: the passkey signs in from a new browser, and the lock stays', async () => {
+    const { account, authenticator } = await withPasskey({ totp: 0 });
+    const wrong: number[] = [];
+    for (let i = 0; i < 10; i += 1) wrong.push((await signInWithPassword(t.agent(), account.email, 'Wrong-Horse-1')).status);
+    expect(wrong).toEqual([...Array(9).fill(401), 423]);
+
+    // Start goes on to the credentials step (the account has a passkey); the right password is refused there.
+    const byPassword = await signInWithPassword(t.agent(), account.email, password);
+    expect([byPassword.status, errorType(byPassword)]).toEqual([423, 'account_locked']);
+
+    const byPasskey = await passkeySignIn(t.agent(), account.email, authenticator);
+    expect(byPasskey.body).toMatchObject({ state: 'Done', email: account.email });
+    expect(setCookies(byPasskey).has('nyckel_session')).toBe(true);
+    // The owner's passkey sign-in does not restart the guesser's run: the lock is still there.
+    expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(14 * 60);
+    const again = await signInWithPassword(t.agent(), account.email, password);
+    expect([again.status, errorType(again)]).toEqual([423, 'account_locked']);
   });
 
   it('a passkey sign-in opens the operator console (its amr is a second factor); a password alone does not', async () => {

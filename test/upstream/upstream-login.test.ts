@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockedSeconds, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, uniqueEmail } from '../login/fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { setCookies } from '../login/journey.ts';
+import { errorType, setCookies, signInWithPassword } from '../login/journey.ts';
 import { arrive, atProvider, auditActions, errorOf, locationOf, oidcCredentials, roundTrip, startLogin, toProvider } from './journey.ts';
 import { startUpstream, type TestUpstream } from './upstream-provider.ts';
 
@@ -103,6 +104,24 @@ describe('a linked identity', () => {
     const res = await roundTrip(again, google, loginPath('google', second), { account: { sub, email: 'renamed@elsewhere.example', email_verified: false } });
     expect(locationOf(res)).toBe('/login/select-tenant');
     expect(await oidcCredentials(t, account.id)).toHaveLength(1);
+  });
+
+  it('signs in from a browser new to the address while wrong passwords hold it locked; the password stays locked', async () => {
+    const { account, browser, sessionId } = await atCredentials();
+    const sub = newSubject();
+    await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, email: account.email, email_verified: true } });
+    const meta = { accountId: account.id, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < 10; i += 1) await recordFailure(t.ctx, account.email, meta).catch(() => {});
+    expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
+
+    const stranger = t.agent();
+    const second = await startLogin(stranger, account.email);
+    const res = await roundTrip(stranger, google, loginPath('google', second), { account: { sub, email: account.email, email_verified: true } });
+    expect(locationOf(res)).toBe('/login/select-tenant');
+    expect(setCookies(res).get('nyckel_session')).toMatch(/HttpOnly/);
+    expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
+    const refused = await signInWithPassword(t.agent(), account.email, 'Correct-Horse-42!');
+    expect([refused.status, errorType(refused)]).toEqual([423, 'account_locked']);
   });
 
   it('still needs the TOTP code when the account has one: back to /login at MfaRequired', async () => {

@@ -57,7 +57,7 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
   ) : undefined;
 
   return (
-    <StepFrame flow={flow} title={title} intro={intro}>
+    <StepFrame flow={flow} title={title} intro={intro} lockedHint={providers.length > 0 ? t('login.locked_other_ways') : passkey ? t('login.locked_passkey') : undefined}>
       {(providers.length > 0 || passkey) && (
         <div className="provider-buttons">
           {passkey && <PasskeyButton flow={flow} buttonRef={passkeyRef} />}

@@ -12,10 +12,12 @@ interface StepFrameProps {
   intro?: ReactNode;
   /** Steps after Start offer Cancel, which returns to Start with email and error cleared. */
   cancellable?: boolean;
+  /** Said under an `account_locked` error: what still works while the lock holds the password. */
+  lockedHint?: string;
   children: ReactNode;
 }
 
-export function StepFrame({ flow, title, intro, cancellable = true, children }: StepFrameProps) {
+export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, children }: StepFrameProps) {
   const { t } = useTranslation();
   const { state } = flow;
   const sectionRef = useRef<HTMLElement>(null);
@@ -57,6 +59,7 @@ export function StepFrame({ flow, title, intro, cancellable = true, children }: 
           </Link>
         </p>
       )}
+      {state.error?.key === 'errors.account_locked' && lockedHint && <p className="muted">{lockedHint}</p>}
       <Notice message={state.notice ? t(state.notice) : null} />
       {cancellable && !ended && (
         <Button type="button" variant="link" className="cancel" onClick={flow.cancel}>
