@@ -1,9 +1,9 @@
 /**
  * `npm run keys -- rotate`: new signing keys, published at once and signing after the publish
- * delay (`--now` skips it: for a single instance); the old ones verify for the grace period.
+ * delay (`--now` skips it: when a key is compromised); the old ones verify for the grace period.
  * `npm run keys -- help` (or `--help`, `-h`): the usage.
  */
-import { keyPublishSeconds, retiredKeyGraceSeconds, rotateSigningKeys } from '../src/oidc/keys.ts';
+import { jwksRefreshSeconds, keyPublishSeconds, retiredKeyGraceSeconds, rotateSigningKeys } from '../src/oidc/keys.ts';
 import { withContext } from './cli-context.ts';
 
 const usage = [
@@ -11,7 +11,7 @@ const usage = [
   '       npm run keys -- help',
   '',
   '  rotate  new signing keys: published at once, signing after the publish delay; the old ones keep verifying for a grace period',
-  '  --now   sign with them at once, without the publish delay (a single instance only)',
+  '  --now   sign with them at once, without the publish delay (a compromised key; relying parties may not have fetched the new JWKS yet)',
 ].join('\n');
 const args = process.argv.slice(2);
 if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
@@ -28,6 +28,6 @@ await withContext(async (ctx) => {
   const { kids, activatesAt } = await rotateSigningKeys(ctx, { publishSeconds });
   console.log(
     `New signing keys: ${kids.join(', ')}, published now, signing from ${activatesAt.toISOString()}. ` +
-      `Restart every instance after that time to sign with them; old keys keep verifying for ${retiredKeyGraceSeconds / 3600} h after it.`,
+      `Running instances sign with them within ${jwksRefreshSeconds} s of that time, without a restart; old keys keep verifying for ${retiredKeyGraceSeconds / 3600} h after it.`,
   );
 });

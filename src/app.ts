@@ -53,9 +53,14 @@ export async function createApp(ctx: Context): Promise<App> {
   app.use(measureRequests);
   app.use(accessLog(ctx.logger));
 
-  const { provider } = await createProvider(ctx);
+  const { provider, refreshSigningKeys } = await createProvider(ctx);
 
-  const oauth = provider.callback();
+  // Every request to oidc-provider may start a re-read of the signing keys (key-refresh.ts).
+  const callback = provider.callback();
+  const oauth: RequestListener = (req, res) => {
+    refreshSigningKeys();
+    callback(req, res);
+  };
   app.use(createHealthRouter(ctx), createMetricsRouter(ctx.config));
 
   const api = express.Router();

@@ -9,7 +9,7 @@ import { jwksRefreshSeconds, publishedKeys, type PublicJwk } from './keys.ts';
  * from a restarted instance whichever instance its JWKS request reaches.
  *
  * When the database cannot be read, the last list read is served; before any was read, the
- * request falls through to oidc-provider's own JWKS (the keys of this instance's start).
+ * request falls through to oidc-provider's own JWKS (the keys this instance last loaded, key-refresh.ts).
  */
 export function createJwksRouter(ctx: Pick<Context, 'db' | 'secretBox' | 'now' | 'logger'>): Router {
   const router = Router();

@@ -67,6 +67,11 @@ export async function loadSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'n
       if (!active.some((row: { alg: string }) => row.alg === alg)) await insertKey({ db: trx, secretBox: ctx.secretBox }, alg);
     }
   });
+  return signingKeysNow(ctx);
+}
+
+/** The keys oidc-provider should hold now, in loadSigningKeys's order, without creating any. */
+export async function signingKeysNow(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<PrivateJwk[]> {
   return (await listedKeys(ctx)).map((row) => JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk);
 }
 
@@ -107,8 +112,8 @@ async function listedKeys(ctx: Pick<Context, 'db' | 'now'>): Promise<KeyRow[]> {
 
 /**
  * Rotation: a new key per algorithm, published at once and signing `publishSeconds` later; the
- * keys it replaces sign until then and verify for the grace period after. Instances pick the
- * signer at start: restart them after the activation time (docs/operations.md).
+ * keys it replaces sign until then and verify for the grace period after. Running instances take
+ * up the change within jwksRefreshSeconds (key-refresh.ts), without a restart.
  */
 export async function rotateSigningKeys(
   ctx: Pick<Context, 'db' | 'secretBox' | 'now'>,

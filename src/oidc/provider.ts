@@ -8,6 +8,7 @@ import { createOidcAdapter } from './adapter.ts';
 import { logProviderErrors } from './error-log.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
+import { createSigningKeyRefresh } from './key-refresh.ts';
 import { loadSigningKeys } from './keys.ts';
 import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
@@ -41,7 +42,7 @@ const scopes = ['openid', 'offline_access', 'email', 'profile', 'tenants'];
  * signing_keys. The library's development interactions are off: /auth/interaction/:uid bridges to
  * Nyckel's own login (src/oidc/interaction.routes.ts).
  */
-export async function createProvider(ctx: Context): Promise<{ provider: Provider }> {
+export async function createProvider(ctx: Context): Promise<{ provider: Provider; refreshSigningKeys: () => void }> {
   const StoreAdapter = createOidcAdapter(ctx.store, tokenTtl);
   const ClientAdapter = createClientAdapter(ctx.db);
   class Adapter {
@@ -167,7 +168,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       koa.status = 404;
     }
   });
-  return { provider };
+  return { provider, refreshSigningKeys: createSigningKeyRefresh(ctx, provider, keys) };
 }
 
 /** The logout oidc-provider runs itself before resuming an authorization at /authorize/:uid for another account. */

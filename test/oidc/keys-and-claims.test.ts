@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { upsertClient } from '../../src/oidc/clients.ts';
-import { retiredKeyGraceSeconds, rotateSigningKeys } from '../../src/oidc/keys.ts';
+import { jwksRefreshSeconds, retiredKeyGraceSeconds, rotateSigningKeys } from '../../src/oidc/keys.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
@@ -18,7 +18,7 @@ const person = { email: 'keys-user@example.com', name: 'Kim Keys' };
 
 /**
  * The real app on a fixed port over one context (database and store), which can be restarted:
- * instances load signing keys at start, so a restart is how a rotation reaches the JWKS.
+ * an instance loads signing keys at start and re-reads them at most every jwksRefreshSeconds.
  */
 interface RestartableServer {
   ctx: TestContext;
@@ -375,5 +375,27 @@ describe('key rotation', () => {
     expect(kids).toContain(oldRs);
     expect(kids).toEqual(expect.arrayContaining(rotated));
     await expect(verifyWithJwks(es256IdToken, 'rp-es')).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+  });
+
+  it('is taken up by a running instance within a minute, without a restart: it signs with the new key and accepts it as id_token_hint', async () => {
+    const signedBefore = (await authorize(await discover('rp-es'), new BrowserLike(nyckel.base))).tokens.id_token!;
+    const { kids } = await rotateSigningKeys(nyckel.ctx, { publishSeconds: 0 });
+    expect(decodeProtectedHeader(signedBefore).kid).not.toBe(kids[0]);
+
+    // The instance re-reads its keys on a request once jwksRefreshSeconds have passed, without
+    // holding that request up; the sign-ins after it get the new key.
+    nyckel.ctx.advance((jwksRefreshSeconds + 1) * 1000);
+    let signedAfter = '';
+    await vi.waitFor(
+      async () => {
+        signedAfter = (await authorize(await discover('rp-es'), new BrowserLike(nyckel.base))).tokens.id_token!;
+        expect(decodeProtectedHeader(signedAfter)).toMatchObject({ alg: 'ES256', kid: kids[0] });
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    await expect(verifyWithJwks(signedAfter, 'rp-es')).resolves.toBeTruthy();
+    await expect(verifyWithJwks(signedBefore, 'rp-es')).resolves.toBeTruthy();
+    expect((await logoutWithHint(new BrowserLike(nyckel.base), signedAfter)).status).toBe(200);
+    expect((await logoutWithHint(new BrowserLike(nyckel.base), signedBefore)).status).toBe(200);
   });
 });
