@@ -3,6 +3,7 @@ import * as initial from './001_initial.ts';
 import * as operatorConsole from './002_operator_console.ts';
 import * as passkeys from './004_passkeys.ts';
 import * as signingKeyActivation from './005_signing_key_activation.ts';
+import * as securityNoticeRetries from './006_security_notice_retries.ts';
 
 /** Every migration, in order. A static list: no file-system discovery, so PGlite and bundling work alike. */
 export const migrations: Record<string, Knex.Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '002_operator_console': operatorConsole,
   '004_passkeys': passkeys,
   '005_signing_key_activation': signingKeyActivation,
+  '006_security_notice_retries': securityNoticeRetries,
 };

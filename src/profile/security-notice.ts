@@ -23,6 +23,22 @@ export interface NoticeOrigin {
 type NoticeContext = Pick<Context, 'db' | 'mailer' | 'store' | 'config' | 'logger' | 'now'>;
 
 /**
+ * Seconds to wait after each failed try before the next: 1, 5 and 15 minutes, then 1, 2, 4, 8 and
+ * 12 hours. After the ninth try (about 28 hours after the change) the notice is given up.
+ */
+export const noticeRetrySeconds = [60, 300, 900, 3600, 7200, 14_400, 28_800, 43_200] as const;
+
+/** A claimed retry belongs to the process sending it this long; then another may take it. */
+const claimSeconds = 120;
+
+/** What a notice says, as kept between tries (the time is the change's, not the send's). */
+interface StoredNotice extends SecurityNotice {
+  at: string;
+  userAgent: string | null;
+  ip: string | null;
+}
+
+/**
  * Mails the account's holder that a way to sign in was added, replaced or removed (ASVS V2.2.3):
  * whoever planted a passkey or linked their own Google account with a stolen session is seen by
  * the one who reads the mailbox. Called once per change, after its transaction committed.
@@ -31,24 +47,83 @@ type NoticeContext = Pick<Context, 'db' | 'mailer' | 'store' | 'config' | 'logge
  *   its Accept-Language says nothing about the person who reads the mail.
  * - Not counted against the address's mail budget (login-mail.ts takeMailPoint): whoever spends
  *   that budget must not be able to silence the notice of their own change.
- * - Never throws: the change is made and committed, so a mail server that is down (or an account
- *   read that fails) is logged, and the change still answers as it would have.
+ * - Never throws: the change is made and committed. A mail that cannot be sent now is logged and
+ *   kept for another try (retryFailedNotices), so a change made while the mail server is down is
+ *   still told, when it is back, with the time it was made.
  */
 export async function notifySecurityChange(ctx: NoticeContext, accountId: string, notice: SecurityNotice, origin: NoticeOrigin | null): Promise<void> {
+  const stored: StoredNotice = { ...notice, at: ctx.now().toISOString(), userAgent: origin?.userAgent ?? null, ip: origin?.ip ?? null };
   try {
-    const account = await findAccountById(ctx.db, accountId);
-    if (!account) return;
-    const language = chooseLanguage({ accountLocale: account.locale });
-    await sendMail(ctx, account.email, language, {
-      kind: 'security_notice',
-      ...notice,
-      at: ctx.now(),
-      userAgent: origin?.userAgent ?? null,
-      ip: origin?.ip ?? null,
-    });
+    await sendNotice(ctx, accountId, stored);
   } catch (error) {
     ctx.logger.error({ change: notice.change, ...failureOf(error) }, 'security notice mail failed');
+    try {
+      const now = ctx.now();
+      await ctx.db('security_notice_retries').insert({
+        account_id: accountId,
+        notice: stored,
+        attempts: 1,
+        next_attempt_at: new Date(now.getTime() + noticeRetrySeconds[0] * 1000),
+        created_at: now,
+      });
+    } catch (keepError) {
+      ctx.logger.error({ change: notice.change, ...failureOf(keepError) }, 'security notice could not be kept for another try');
+    }
   }
+}
+
+/** Mails the notice to the account's address now; false when the account is gone. */
+async function sendNotice(ctx: NoticeContext, accountId: string, notice: StoredNotice): Promise<boolean> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) return false;
+  const language = chooseLanguage({ accountLocale: account.locale });
+  await sendMail(ctx, account.email, language, { kind: 'security_notice', ...notice, at: new Date(notice.at) });
+  return true;
+}
+
+interface RetryRow {
+  id: string;
+  account_id: string;
+  notice: StoredNotice;
+  attempts: number;
+}
+
+/**
+ * Another try for the notices that are due, at most `limit` of them: the server runs it every
+ * minute (src/main.ts). Each is claimed first (skipping those another instance holds), so two
+ * instances never send the same one at once; sent, it is deleted. A failed try waits the next of
+ * noticeRetrySeconds, and after the last the notice is given up, logged as an error. Logs carry
+ * the change and the failure, never the address.
+ */
+export async function retryFailedNotices(ctx: NoticeContext, { limit = 20 } = {}): Promise<{ sent: number; failed: number; givenUp: number }> {
+  const now = ctx.now();
+  const due = ctx.db('security_notice_retries').select('id').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(limit).forUpdate().skipLocked();
+  const claimed: RetryRow[] = await ctx
+    .db('security_notice_retries')
+    .whereIn('id', due)
+    .update({ next_attempt_at: new Date(now.getTime() + claimSeconds * 1000) }, ['id', 'account_id', 'notice', 'attempts']);
+  const outcome = { sent: 0, failed: 0, givenUp: 0 };
+  for (const row of claimed) {
+    const retries = ctx.db('security_notice_retries').where({ id: row.id });
+    try {
+      await sendNotice(ctx, row.account_id, row.notice);
+      await retries.delete();
+      outcome.sent += 1;
+    } catch (error) {
+      const attempts = row.attempts + 1;
+      const wait = noticeRetrySeconds[attempts - 1];
+      if (wait === undefined) {
+        await retries.delete();
+        ctx.logger.error({ change: row.notice.change, attempts, ...failureOf(error) }, 'security notice given up');
+        outcome.givenUp += 1;
+      } else {
+        await retries.update({ attempts, next_attempt_at: new Date(ctx.now().getTime() + wait * 1000) });
+        ctx.logger.warn({ change: row.notice.change, attempts, ...failureOf(error) }, 'security notice mail failed again');
+        outcome.failed += 1;
+      }
+    }
+  }
+  return outcome;
 }
 
 /**

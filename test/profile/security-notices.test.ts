@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { totpCodeAt } from '../../src/credentials/totp/totp.ts';
 import { rateLimitsFor } from '../../src/http/rate-limit.ts';
 import { listRememberedDevices } from '../../src/login/remembered-device.ts';
+import { noticeRetrySeconds, retryFailedNotices } from '../../src/profile/security-notice.ts';
 import { createPersona, signIn as operatorSignIn } from '../admin/harness.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { ReceivedMail } from '../helpers/mail-server.ts';
@@ -302,6 +303,86 @@ describe('when the mail server is down', () => {
     expect(await down.ctx.db('credentials').where({ account_id: account.id, type: 'totp' }).pluck('id')).toEqual([replaced.body.id]);
     expect(failedNotices(error)).toEqual(['passkey_registered', 'passkey_removed', 'totp_replaced']);
     error.mockRestore();
+    // Each kept for another try, with what its mail will say.
+    const kept = await retriesOf(account.id);
+    expect(kept.map((row) => [row.notice.change, row.attempts])).toEqual([
+      ['passkey_registered', 1],
+      ['passkey_removed', 1],
+      ['totp_replaced', 1],
+    ]);
+    expect(kept.every((row) => row.next_attempt_at.getTime() === row.created_at.getTime() + noticeRetrySeconds[0] * 1000)).toBe(true);
+  });
+
+  /** The notices of the account waiting for another try, oldest first. */
+  const retriesOf = (accountId: string) =>
+    down.ctx.db('security_notice_retries').where({ account_id: accountId }).orderBy('id').select('notice', 'attempts', 'next_attempt_at', 'created_at');
+
+  /** A passkey added while the mail server is down: its notice is kept. Answers the account and the time of the change. */
+  async function keptNotice() {
+    const account = await createTotpAccount(down.ctx, { totp: 0 });
+    const browser = down.agent().set('User-Agent', firefox);
+    await signIn(down.ctx, browser, account);
+    const changedAt = down.ctx.now();
+    expect((await registerPasskey(browser, authenticatorFor(down))).res.status).toBe(201);
+    expect(await retriesOf(account.id)).toHaveLength(1);
+    return { account, changedAt };
+  }
+
+  it('mails a kept notice once the mail server is back and it is due, with the time of the change, then forgets it', async () => {
+    const { account, changedAt } = await keptNotice();
+    // The mail server is back: the same database, a mailer that reaches t's mail server.
+    const back = { ...down.ctx, mailer: t.ctx.mailer };
+    expect(await retryFailedNotices(back)).toEqual({ sent: 0, failed: 0, givenUp: 0 });
+    expect(t.mail.to(account.email)).toEqual([]);
+
+    down.ctx.advance(noticeRetrySeconds[0] * 1000);
+    // Two instances at once: each kept notice (the earlier test's too) is claimed by one and mailed once.
+    const kept = Number((await down.ctx.db('security_notice_retries').count({ n: '*' }).first())!.n);
+    expect(kept).toBeGreaterThanOrEqual(1);
+    const [first, second] = await Promise.all([retryFailedNotices(back), retryFailedNotices(back)]);
+    expect(first.sent + second.sent).toBe(kept);
+    expect(first.failed + second.failed + first.givenUp + second.givenUp).toBe(0);
+    const mail = await t.mail.waitFor(account.email);
+    expect(mail.subject).toBe('A passkey was added to your account');
+    const when = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(changedAt);
+    expect(mail.text).toContain(when);
+    expect(mail.text).toContain('Firefox');
+    expect(await retriesOf(account.id)).toEqual([]);
+    expect(await retryFailedNotices(back)).toEqual({ sent: 0, failed: 0, givenUp: 0 });
+    expect(t.mail.to(account.email)).toHaveLength(1);
+  });
+
+  it('tries a notice that keeps failing on the schedule, then gives it up, logged without the address', async () => {
+    const { account } = await keptNotice();
+    const warn = vi.spyOn(down.ctx.logger, 'warn');
+    const error = vi.spyOn(down.ctx.logger, 'error');
+    for (const [index, seconds] of noticeRetrySeconds.entries()) {
+      // Not before it is due.
+      down.ctx.advance(seconds * 1000 - 1000);
+      expect(await retryFailedNotices(down.ctx)).toMatchObject({ failed: 0, givenUp: 0 });
+      down.ctx.advance(1000);
+      const outcome = await retryFailedNotices(down.ctx);
+      if (index < noticeRetrySeconds.length - 1) {
+        expect(outcome).toMatchObject({ failed: 1, givenUp: 0 });
+        expect((await retriesOf(account.id)).map((row) => row.attempts)).toEqual([index + 2]);
+      } else {
+        expect(outcome).toMatchObject({ failed: 0, givenUp: 1 });
+      }
+    }
+    expect(await retriesOf(account.id)).toEqual([]);
+    const logged = [...warn.mock.calls, ...error.mock.calls] as [Record<string, unknown>, string][];
+    expect(logged.filter(([, msg]) => msg === 'security notice mail failed again')).toHaveLength(noticeRetrySeconds.length - 1);
+    const givenUp = logged.filter(([, msg]) => msg === 'security notice given up');
+    expect(givenUp.map(([fields]) => [fields.change, fields.attempts])).toEqual([['passkey_registered', noticeRetrySeconds.length + 1]]);
+    for (const [fields] of logged) expect(JSON.stringify(fields)).not.toContain('@');
+    warn.mockRestore();
+    error.mockRestore();
+  });
+
+  it('forgets a kept notice with its account', async () => {
+    const { account } = await keptNotice();
+    await down.ctx.db('accounts').where({ id: account.id }).delete();
+    expect(await down.ctx.db('security_notice_retries').where({ account_id: account.id })).toEqual([]);
   });
 
   it('the console’s deletion answers 204', async () => {

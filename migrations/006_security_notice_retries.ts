@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+
+/**
+ * Security notices whose mail could not be sent when the change was made, waiting for another
+ * try (src/profile/security-notice.ts). A notice that goes out at once never lands here. The row
+ * holds what the mail says (the change, when, the browser and address it came from) until it is
+ * sent or given up, and goes with its account.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('security_notice_retries', (t) => {
+    t.bigIncrements('id');
+    t.uuid('account_id').notNullable().references('id').inTable('accounts').onDelete('CASCADE');
+    t.jsonb('notice').notNullable();
+    t.integer('attempts').notNullable();
+    t.timestamp('next_attempt_at', { useTz: true }).notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable();
+    t.index(['next_attempt_at']);
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('security_notice_retries');
+}
