@@ -1,3 +1,4 @@
+/// <reference path="../types/oidc-provider-internals.d.ts" />
 import type Provider from 'oidc-provider';
 // oidc-provider has no public way to change its keys while it runs; this is the function its own
 // constructor loads `jwks` with (oidc-provider is pinned; test/foundation/keys.test.ts runs it).
