@@ -38,7 +38,7 @@ export async function createContext(config: Config): Promise<Context> {
 export async function main(): Promise<void> {
   const config = configOrExit();
   // Loaded after the configuration is known good, so a bad variable fails fast.
-  const [{ createApp }, { retryFailedNotices }] = await Promise.all([import('./app.ts'), import('./profile/security-notice.ts')]);
+  const [{ createApp }, { startNoticeRetries }] = await Promise.all([import('./app.ts'), import('./profile/security-notice.ts')]);
   const ctx = await createContext(config).catch(exitIfDataDirLocked);
   await migrateLatest(ctx.db);
   if (config.seedDemo) await seedDemo(ctx);
@@ -56,16 +56,13 @@ export async function main(): Promise<void> {
   });
 
   // Security notices whose mail failed get another try every minute (profile/security-notice.ts).
-  const noticeRetries = setInterval(() => {
-    retryFailedNotices(ctx).catch((error: unknown) => ctx.logger.warn({ err: error }, 'security notice retries could not run'));
-  }, 60_000);
-  noticeRetries.unref();
+  const stopNoticeRetries = startNoticeRetries(ctx);
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    clearInterval(noticeRetries);
+    stopNoticeRetries();
     ctx.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
     force.unref();

@@ -33,6 +33,13 @@ const emails = new Counter({
   registers: [registry],
 });
 
+const securityNotices = new Counter({
+  name: 'nyckel_security_notices_delayed_total',
+  help: 'Security notices whose mail failed when the change was made: kept for another try, sent late, or given up',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 const dependencyErrors = new Counter({
   name: 'nyckel_dependency_errors_total',
   help: 'Requests that failed because PostgreSQL, the store or the mail server could not be reached',
@@ -75,6 +82,10 @@ export function countAuditAction(action: string, details: Record<string, unknown
 
 export function countEmail(outcome: 'sent' | 'failed'): void {
   emails.inc({ outcome });
+}
+
+export function countDelayedNotice(outcome: 'kept' | 'sent_late' | 'given_up'): void {
+  securityNotices.inc({ outcome });
 }
 
 export function countDependencyError(dependency: 'store' | 'database' | 'mail'): void {

@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { sendMail } from '../login/login-mail.ts';
 import type { SecurityChange } from '../mail/security-notice.template.ts';
 import { chooseLanguage } from '../mail/templates.ts';
+import { countDelayedNotice } from '../observability/metrics.ts';
 
 export type { SecurityChange };
 
@@ -66,6 +67,7 @@ export async function notifySecurityChange(ctx: NoticeContext, accountId: string
         next_attempt_at: new Date(now.getTime() + noticeRetrySeconds[0] * 1000),
         created_at: now,
       });
+      countDelayedNotice('kept');
     } catch (keepError) {
       ctx.logger.error({ change: notice.change, ...failureOf(keepError) }, 'security notice could not be kept for another try');
     }
@@ -108,6 +110,7 @@ export async function retryFailedNotices(ctx: NoticeContext, { limit = 20 } = {}
     try {
       await sendNotice(ctx, row.account_id, row.notice);
       await retries.delete();
+      countDelayedNotice('sent_late');
       outcome.sent += 1;
     } catch (error) {
       const attempts = row.attempts + 1;
@@ -115,6 +118,7 @@ export async function retryFailedNotices(ctx: NoticeContext, { limit = 20 } = {}
       if (wait === undefined) {
         await retries.delete();
         ctx.logger.error({ change: row.notice.change, attempts, ...failureOf(error) }, 'security notice given up');
+        countDelayedNotice('given_up');
         outcome.givenUp += 1;
       } else {
         await retries.update({ attempts, next_attempt_at: new Date(ctx.now().getTime() + wait * 1000) });
@@ -124,6 +128,26 @@ export async function retryFailedNotices(ctx: NoticeContext, { limit = 20 } = {}
     }
   }
   return outcome;
+}
+
+/**
+ * Runs retryFailedNotices every `intervalMs` until the answered function stops it (the server
+ * does, at shutdown). A run that fails (the database gone) is logged; the next one tries again.
+ * One run at a time: a slow run is not overtaken by the next.
+ */
+export function startNoticeRetries(ctx: NoticeContext, intervalMs = 60_000): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    retryFailedNotices(ctx)
+      .catch((error: unknown) => ctx.logger.warn({ ...failureOf(error) }, 'security notice retries could not run'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

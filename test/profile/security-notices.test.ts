@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { totpCodeAt } from '../../src/credentials/totp/totp.ts';
 import { rateLimitsFor } from '../../src/http/rate-limit.ts';
 import { listRememberedDevices } from '../../src/login/remembered-device.ts';
-import { noticeRetrySeconds, retryFailedNotices } from '../../src/profile/security-notice.ts';
+import { registry } from '../../src/observability/metrics.ts';
+import { noticeRetrySeconds, retryFailedNotices, startNoticeRetries } from '../../src/profile/security-notice.ts';
 import { createPersona, signIn as operatorSignIn } from '../admin/harness.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { ReceivedMail } from '../helpers/mail-server.ts';
@@ -313,6 +314,13 @@ describe('when the mail server is down', () => {
     expect(kept.every((row) => row.next_attempt_at.getTime() === row.created_at.getTime() + noticeRetrySeconds[0] * 1000)).toBe(true);
   });
 
+  /** nyckel_security_notices_delayed_total by outcome. */
+  async function delayedNotices(): Promise<Record<'kept' | 'sent_late' | 'given_up', number>> {
+    const { values } = await registry.getSingleMetric('nyckel_security_notices_delayed_total')!.get();
+    const of = (outcome: string) => values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
+    return { kept: of('kept'), sent_late: of('sent_late'), given_up: of('given_up') };
+  }
+
   /** The notices of the account waiting for another try, oldest first. */
   const retriesOf = (accountId: string) =>
     down.ctx.db('security_notice_retries').where({ account_id: accountId }).orderBy('id').select('notice', 'attempts', 'next_attempt_at', 'created_at');
@@ -354,6 +362,7 @@ describe('when the mail server is down', () => {
 
   it('tries a notice that keeps failing on the schedule, then gives it up, logged without the address', async () => {
     const { account } = await keptNotice();
+    const givenUpBefore = (await delayedNotices()).given_up;
     const warn = vi.spyOn(down.ctx.logger, 'warn');
     const error = vi.spyOn(down.ctx.logger, 'error');
     for (const [index, seconds] of noticeRetrySeconds.entries()) {
@@ -370,6 +379,7 @@ describe('when the mail server is down', () => {
       }
     }
     expect(await retriesOf(account.id)).toEqual([]);
+    expect((await delayedNotices()).given_up).toBe(givenUpBefore + 1);
     const logged = [...warn.mock.calls, ...error.mock.calls] as [Record<string, unknown>, string][];
     expect(logged.filter(([, msg]) => msg === 'security notice mail failed again')).toHaveLength(noticeRetrySeconds.length - 1);
     const givenUp = logged.filter(([, msg]) => msg === 'security notice given up');
@@ -377,6 +387,21 @@ describe('when the mail server is down', () => {
     for (const [fields] of logged) expect(JSON.stringify(fields)).not.toContain('@');
     warn.mockRestore();
     error.mockRestore();
+  });
+
+  it('the server’s loop mails kept notices when they are due, and counts them in the metrics', async () => {
+    const before = await delayedNotices();
+    const { account } = await keptNotice();
+    expect((await delayedNotices()).kept).toBe(before.kept + 1);
+    down.ctx.advance(noticeRetrySeconds[0] * 1000);
+    const stop = startNoticeRetries({ ...down.ctx, mailer: t.ctx.mailer }, 20);
+    try {
+      expect((await t.mail.waitFor(account.email)).subject).toBe('A passkey was added to your account');
+      await vi.waitFor(async () => expect(await retriesOf(account.id)).toEqual([]));
+    } finally {
+      stop();
+    }
+    expect((await delayedNotices()).sent_late).toBeGreaterThanOrEqual(before.sent_late + 1);
   });
 
   it('forgets a kept notice with its account', async () => {
