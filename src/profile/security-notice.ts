@@ -29,8 +29,12 @@ type NoticeContext = Pick<Context, 'db' | 'mailer' | 'store' | 'config' | 'logge
  */
 export const noticeRetrySeconds = [60, 300, 900, 3600, 7200, 14_400, 28_800, 43_200] as const;
 
-/** A claimed retry belongs to the process sending it this long; then another may take it. */
-const claimSeconds = 120;
+/**
+ * A claimed retry belongs to the process sending it this long; then another may take it (the
+ * sender crashed). Longer than a whole run can take: 20 notices at the mailer's worst (5 s to
+ * connect, 10 s of silence) is 5 minutes.
+ */
+const claimSeconds = 600;
 
 /** What a notice says, as kept between tries (the time is the change's, not the send's). */
 interface StoredNotice extends SecurityNotice {
@@ -106,22 +110,22 @@ export async function retryFailedNotices(ctx: NoticeContext, { limit = 20 } = {}
     .update({ next_attempt_at: new Date(now.getTime() + claimSeconds * 1000) }, ['id', 'account_id', 'notice', 'attempts']);
   const outcome = { sent: 0, failed: 0, givenUp: 0 };
   for (const row of claimed) {
-    const retries = ctx.db('security_notice_retries').where({ id: row.id });
+    const retries = () => ctx.db('security_notice_retries').where({ id: row.id });
     try {
       await sendNotice(ctx, row.account_id, row.notice);
-      await retries.delete();
+      await retries().delete();
       countDelayedNotice('sent_late');
       outcome.sent += 1;
     } catch (error) {
       const attempts = row.attempts + 1;
       const wait = noticeRetrySeconds[attempts - 1];
       if (wait === undefined) {
-        await retries.delete();
+        await retries().delete();
         ctx.logger.error({ change: row.notice.change, attempts, ...failureOf(error) }, 'security notice given up');
         countDelayedNotice('given_up');
         outcome.givenUp += 1;
       } else {
-        await retries.update({ attempts, next_attempt_at: new Date(ctx.now().getTime() + wait * 1000) });
+        await retries().update({ attempts, next_attempt_at: new Date(ctx.now().getTime() + wait * 1000) });
         ctx.logger.warn({ change: row.notice.change, attempts, ...failureOf(error) }, 'security notice mail failed again');
         outcome.failed += 1;
       }
