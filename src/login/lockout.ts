@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { knownBrowserDays, knownBrowserFor } from './known-browser.ts';
 import { loginErrors } from './login-errors.ts';
+import type { FirstFactor } from './steps.ts';
 
 /**
  * 10 failed attempts within 15 minutes lock sign-in for 15 minutes. Each further lock while the
@@ -100,7 +101,7 @@ export function budgetKey(guesser: Guesser): string {
  * password does not shut the owner out of their passkey or their Google sign-in, from any
  * browser. Their failures are audited; the email's budget (rate-limit.ts) still bounds them.
  */
-export function lockHolds(method: 'password' | 'email_code' | 'totp' | 'webauthn' | 'oidc'): boolean {
+export function lockHolds(method: FirstFactor | 'totp'): boolean {
   return method !== 'webauthn' && method !== 'oidc';
 }
 
