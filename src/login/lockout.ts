@@ -22,7 +22,10 @@ import type { FirstFactor } from './steps.ts';
  * browsers that never signed in to the address, and the owner signs in from their own.
  *
  * Nor does it touch a passkey or an upstream sign-in (lockHolds): the lock stops guessing, and
- * neither can be guessed, so the owner also signs in with either from a browser new to them.
+ * neither can be guessed, so the owner also signs in with either from a browser new to them. The
+ * authenticator code asked after either counts in a lane of its own (the proven lane, guesserFor):
+ * only someone who passed the passkey or the upstream provider reaches it, so the strangers'
+ * guesses that locked the email do not stop it, and its own failures stop it.
  */
 export const lockoutPolicy = {
   maxFailures: 10,
@@ -37,13 +40,25 @@ type LockContext = Pick<Context, 'store' | 'db' | 'now'>;
 type KeyContext = Pick<Context, 'config'>;
 
 /**
- * Who an attempt's failures count against: the email, or (`browser` set) a known browser of it.
- * Build it with guesserFor; `{ email }` alone is the email.
+ * Who an attempt's failures count against: the email, or (`lane` set) a lane of its own. Build
+ * it with guesserFor; `{ email }` alone is the email.
  */
 export interface Guesser {
   email: string;
-  /** The known browser's name (knownBrowserFor), while it still has standing. */
-  browser?: string;
+  /** The lane counting the attempt's failures, while it still has standing. */
+  lane?: Lane;
+}
+
+/**
+ * A count of failures apart from the email's, which the email's lock does not hold: a known
+ * browser's (its cookie's nonce names it), or the proven lane of an email (the second factor
+ * after a passkey or an upstream sign-in). Past `maxFailures` failures it loses its standing, and
+ * its attempts count against the email like any other, until a sign-in through it clears it.
+ */
+export interface Lane {
+  kind: 'known_browser' | 'proven_first_factor';
+  /** Its count's name, unique across kinds. */
+  name: string;
 }
 
 /**
@@ -60,9 +75,11 @@ const lockKey = (hashed: string) => `lockout:${hashed}:until`;
 const consecutiveKey = (hashed: string) => `lockout:${hashed}:consecutive`;
 /** Locks since the last success (each lasts twice the one before). */
 const locksKey = (hashed: string) => `lockout:${hashed}:locks`;
-/** A known browser's failures since its last sign-in (held as long as the cookie lives). */
-const browserFailuresKey = (browser: string) => `lockout:browser:${browser}:failures`;
+/** A lane's failures since its last sign-in: a known browser's are held as long as its cookie lives. */
+const laneFailuresKey = (lane: Lane) => `lockout:${lane.name}:failures`;
 const browserWindowSeconds = knownBrowserDays * 86_400;
+const laneWindowSeconds = (lane: Lane) => (lane.kind === 'known_browser' ? browserWindowSeconds : lockoutPolicy.consecutiveWindowSeconds);
+const provenLane = (email: string): Lane => ({ kind: 'proven_first_factor', name: `proven:${emailKey(email)}` });
 
 /** When the email's known browsers were last forgotten (ms): cookies issued before do not count. */
 const forgottenKey = (hashed: string) => `lockout:${hashed}:known-forgotten`;
@@ -70,14 +87,28 @@ const forgottenKey = (hashed: string) => `lockout:${hashed}:known-forgotten`;
 /**
  * The guesser of an attempt on the email from a browser carrying `cookie` (its `nyckel_known`):
  * the known browser while it has fewer than `maxFailures` failures and its cookie was issued
- * after the address's known browsers were last forgotten, else the email.
+ * after the address's known browsers were last forgotten; else, for a step after a first factor
+ * the lock does not hold (`provenBy`: a passkey, an upstream sign-in), the email's proven lane
+ * while it has fewer than `maxFailures` failures; else the email.
  */
-export async function guesserFor(ctx: LockContext & KeyContext, email: string, cookie: string | undefined): Promise<Guesser> {
+export async function guesserFor(
+  ctx: LockContext & KeyContext,
+  email: string,
+  cookie: string | undefined,
+  provenBy?: FirstFactor | null,
+): Promise<Guesser> {
   const browser = knownBrowserFor(ctx, email, cookie);
-  if (!browser) return { email };
-  const [failures, forgotten] = await Promise.all([ctx.store.get(browserFailuresKey(browser.name)), ctx.store.get(forgottenKey(emailKey(email)))]);
-  if (browser.issuedAt <= Number(forgotten ?? 0)) return { email };
-  return Number(failures ?? 0) < lockoutPolicy.maxFailures ? { email, browser: browser.name } : { email };
+  const proven = provenBy && !lockHolds(provenBy) ? provenLane(email) : undefined;
+  const browserLane: Lane | undefined = browser ? { kind: 'known_browser', name: `browser:${browser.name}` } : undefined;
+  const [browserFailures, forgotten, provenFailures] = await Promise.all([
+    browserLane ? ctx.store.get(laneFailuresKey(browserLane)) : undefined,
+    browserLane ? ctx.store.get(forgottenKey(emailKey(email))) : undefined,
+    proven ? ctx.store.get(laneFailuresKey(proven)) : undefined,
+  ]);
+  const standing = (failures: string | null | undefined) => Number(failures ?? 0) < lockoutPolicy.maxFailures;
+  if (browserLane && browser!.issuedAt > Number(forgotten ?? 0) && standing(browserFailures)) return { email, lane: browserLane };
+  if (proven && standing(provenFailures)) return { email, lane: proven };
+  return { email };
 }
 
 /**
@@ -89,9 +120,9 @@ export async function forgetKnownBrowsers(ctx: Pick<Context, 'store' | 'now'>, e
   await ctx.store.set(forgottenKey(emailKey(email)), String(ctx.now().getTime()), browserWindowSeconds);
 }
 
-/** The per-email budget's key: a known browser has a budget of its own, which others cannot spend. */
+/** The per-email budget's key: a lane has a budget of its own, which others cannot spend. */
 export function budgetKey(guesser: Guesser): string {
-  return guesser.browser ? `${guesser.email}\nbrowser:${guesser.browser}` : guesser.email;
+  return guesser.lane ? `${guesser.email}\n${guesser.lane.name}` : guesser.email;
 }
 
 /**
@@ -105,15 +136,15 @@ export function lockHolds(method: FirstFactor | 'totp'): boolean {
   return method !== 'webauthn' && method !== 'oidc';
 }
 
-/** Seconds left of the email's lock (0: none), or 0 for a known browser, which the lock does not hold. */
+/** Seconds left of the email's lock (0: none), or 0 for a lane, which the lock does not hold. */
 export async function lockedSeconds(ctx: LockContext, guesser: Guesser): Promise<number> {
-  if (guesser.browser) return 0;
+  if (guesser.lane) return 0;
   const until = Number((await ctx.store.get(lockKey(emailKey(guesser.email)))) ?? 0);
   return Math.max(0, until - ctx.now().getTime()) / 1000;
 }
 
 /**
- * Throws `account_locked` (423) while the email is locked, unless a known browser is guessing.
+ * Throws `account_locked` (423) while the email is locked, unless a lane is guessing.
  * The lock end is read on ctx.now()'s clock.
  */
 export async function assertNotLocked(ctx: LockContext, guesser: Guesser): Promise<void> {
@@ -166,7 +197,7 @@ export interface ReservedAttempt {
  * is answered `account_locked` unverified; the one in the last place locks when it fails.
  */
 export async function reserveAttempt(ctx: LockContext, guesser: Guesser): Promise<ReservedAttempt> {
-  if (guesser.browser) return reserveBrowserAttempt(ctx, guesser as Required<Guesser>);
+  if (guesser.lane) return reserveLaneAttempt(ctx, guesser as Required<Guesser>);
   const { email } = guesser;
   const key = failuresKey(emailKey(email));
   const place = await ctx.store.incr(key, lockoutPolicy.windowSeconds);
@@ -191,27 +222,34 @@ export async function reserveAttempt(ctx: LockContext, guesser: Guesser): Promis
 }
 
 /**
- * A known browser's attempt: its place in the browser's own count. Past the limit (parallel
- * attempts used the last places meanwhile) the browser has lost its standing, and the attempt
- * counts against the email like any other. A failure only counts; nothing locks.
+ * A lane's attempt: its place in the lane's own count. Past the limit (parallel attempts used the
+ * last places meanwhile) the lane has lost its standing, and the attempt counts against the email
+ * like any other. A failure only counts; nothing locks.
  */
-async function reserveBrowserAttempt(ctx: LockContext, guesser: Required<Guesser>): Promise<ReservedAttempt> {
-  const key = browserFailuresKey(guesser.browser);
-  const place = await ctx.store.incr(key, browserWindowSeconds);
+async function reserveLaneAttempt(ctx: LockContext, guesser: Required<Guesser>): Promise<ReservedAttempt> {
+  const key = laneFailuresKey(guesser.lane);
+  const window = laneWindowSeconds(guesser.lane);
+  const place = await ctx.store.incr(key, window);
   const release = async () => {
-    if ((await ctx.store.incr(key, browserWindowSeconds, -1)) < 0) await ctx.store.del(key);
+    if ((await ctx.store.incr(key, window, -1)) < 0) await ctx.store.del(key);
   };
   if (place > lockoutPolicy.maxFailures) {
     await release();
     return reserveAttempt(ctx, { email: guesser.email });
   }
-  return { failed: (meta) => audit(ctx, guesser.email, meta, true), release };
+  return { failed: (meta) => audit(ctx, guesser.email, meta, guesser.lane), release };
 }
 
-/** `login.failed`; `known_browser` marks a failure counted against a known browser, not the email. */
-async function audit(ctx: LockContext, email: string, meta: FailureMeta, knownBrowser = false): Promise<void> {
+/** The audit details naming the lane an attempt counted in (none: the email's). */
+export function laneDetails(lane: Lane | undefined): Record<string, true> {
+  if (!lane) return {};
+  return lane.kind === 'known_browser' ? { known_browser: true } : { proven_first_factor: true };
+}
+
+/** `login.failed`; `known_browser` or `proven_first_factor` marks a failure counted in a lane, not against the email. */
+async function audit(ctx: LockContext, email: string, meta: FailureMeta, lane?: Lane): Promise<void> {
   const base = { target_account_id: meta.accountId, ip: meta.ip, user_agent: meta.userAgent, at: ctx.now() };
-  const details = { method: meta.method, reason: meta.reason, email, ...(knownBrowser && { known_browser: true }) };
+  const details = { method: meta.method, reason: meta.reason, email, ...laneDetails(lane) };
   await recordAudit(ctx.db, { ...base, action: 'login.failed', details });
 }
 
@@ -262,12 +300,20 @@ export async function endLock(ctx: Pick<Context, 'store'>, email: string): Promi
 
 /**
  * A successful sign-in (or a completed password reset) starts the guesser's counts, and the lock
- * lengths, afresh. A known browser's sign-in clears only that browser's count: the email's
- * belong to the browsers that never signed in, and an attacker's run must not restart whenever
- * the owner signs in from home.
+ * lengths, afresh. A sign-in through a lane clears only that lane's count, and one with a first
+ * factor the lock does not hold (`firstFactor`: a passkey, an upstream sign-in) only the proven
+ * lane's: the email's counts belong to the browsers that never signed in, and an attacker's run
+ * must not restart whenever the owner signs in from home or with their passkey. A sign-in that
+ * ends the email's counts (and a reset) ends the proven lane's too.
  */
-export async function clearFailures(ctx: Pick<Context, 'store'>, guesser: Guesser): Promise<void> {
-  if (guesser.browser) return ctx.store.del(browserFailuresKey(guesser.browser));
+export async function clearFailures(ctx: Pick<Context, 'store'>, guesser: Guesser, firstFactor?: FirstFactor): Promise<void> {
+  if (guesser.lane) return ctx.store.del(laneFailuresKey(guesser.lane));
+  if (firstFactor && !lockHolds(firstFactor)) return ctx.store.del(laneFailuresKey(provenLane(guesser.email)));
   const hashed = emailKey(guesser.email);
-  await ctx.store.del(failuresKey(hashed), lockKey(hashed), consecutiveKey(hashed), locksKey(hashed));
+  await ctx.store.del(failuresKey(hashed), lockKey(hashed), consecutiveKey(hashed), locksKey(hashed), laneFailuresKey(provenLane(guesser.email)));
+}
+
+/** Whether a sign-in by this guesser with this first factor ends the email's lock (clearFailures). */
+export function signInEndsLock(guesser: Guesser, firstFactor: FirstFactor): boolean {
+  return !guesser.lane && lockHolds(firstFactor);
 }

@@ -5,7 +5,7 @@ import { createPortalSession, destroyPortalSession } from '../session/portal-ses
 import { buildAnswer, redirectAfterDone, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { issueKnownBrowser } from './known-browser.ts';
-import { clearFailures, guesserFor, lockHolds, type Guesser } from './lockout.ts';
+import { clearFailures, guesserFor, laneDetails, signInEndsLock, type Guesser } from './lockout.ts';
 import { provenBeforeCredentialsChanged, saveLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { decideNextStep, isMultiFactor } from './next-step.ts';
 import { recordSignIn as recordSignInRow } from './sign-in.repository.ts';
@@ -100,12 +100,13 @@ async function finish(
   const { account } = facts;
   if (!account || !session.first_factor) throw loginErrors.invalidState();
   // A password reset since the first factor was proven ended this sign-in (reset.service.ts): it
-  // is consumed all the same. The store calls go out together; the third says whether a known
-  // browser is signing in (its sign-in leaves the email's lock and counts to the others).
+  // is consumed all the same. The store calls go out together; the third says whether a lane is
+  // signing in (a known browser, or the proven lane after a passkey or an upstream sign-in: its
+  // sign-in leaves the email's lock and counts to the others).
   const [stale, taken, guesser] = await Promise.all([
     provenBeforeCredentialsChanged(ctx, account.id, session),
     takeLoginSession(ctx, session.id),
-    guesserFor(ctx, session.email, info.knownBrowser),
+    guesserFor(ctx, session.email, info.knownBrowser, session.first_factor),
   ]);
   if (!taken || stale) throw loginErrors.sessionMissing();
   const now = ctx.now();
@@ -125,7 +126,7 @@ async function finish(
     info.portalSessionId ? destroyPortalSession(ctx, info.portalSessionId) : undefined,
     // A passkey or upstream sign-in proved nothing about the guesses counted against the email
     // (lockHolds): an attacker's run must not restart whenever the owner signs in with either.
-    guesser.browser || lockHolds(session.first_factor) ? clearFailures(ctx, guesser) : undefined,
+    clearFailures(ctx, guesser, session.first_factor),
   ]);
   if (created.status === 'rejected' || recorded.status === 'rejected') {
     // A sign-in that could not be recorded (the database or store dropped) did not happen: the new
@@ -154,7 +155,9 @@ async function finish(
 
 /**
  * The database's record of a sign-in: last login, credentials' last use, the audit event; and the
- * end of the account's lock unless a known browser signed in (the lock still holds for others).
+ * end of the account's lock (the console's mirror of it) when the sign-in ended the lock
+ * (signInEndsLock: not through a lane, not by a passkey or upstream sign-in, for which the lock
+ * still holds for others).
  */
 async function recordSignIn(
   ctx: Context,
@@ -168,7 +171,7 @@ async function recordSignIn(
   await recordSignInRow(ctx.db, {
     accountId,
     at: now,
-    clearsLock: !guesser.browser,
+    clearsLock: signInEndsLock(guesser, session.first_factor!),
     emailVerified: session.first_factor === 'email_code',
     credentialIds: [session.first_factor_credential_id, session.second_factor_credential_id].filter((id): id is string => Boolean(id)),
     ip: info.ip,
@@ -177,8 +180,8 @@ async function recordSignIn(
       method: session.first_factor,
       amr: session.amr,
       ...(rememberedDevice ? { remembered_device: true } : {}),
-      // A sign-in that the email's lock did not hold, because this browser is known to it.
-      ...(guesser.browser ? { known_browser: true } : {}),
+      // A sign-in that the email's lock did not hold: a browser known to it, or the proven lane.
+      ...laneDetails(guesser.lane),
     },
   });
 }

@@ -29,7 +29,8 @@ interface SecondFactorProof {
  * (an atomic increment), so even simultaneous guesses get 5 tries per login session in total;
  * the fifth wrong code ends the login session (`mfa/retries-exceeded`, 429) and the person starts
  * again with the first factor. Each wrong code (a replay too) also counts toward the per-account
- * lockout, like a wrong password, and is audited.
+ * lockout, like a wrong password, and is audited: against the email, or the lane the guesser has
+ * (a known browser's; after a passkey or an upstream sign-in, the email's proven lane).
  */
 async function proveSecondFactor(
   ctx: Context,
@@ -44,7 +45,9 @@ async function proveSecondFactor(
   // Issued together (one pipelined round trip to the store, the account read alongside). The
   // attempt counts even when the email's budget or the lock then refuses the call: stricter,
   // never looser.
-  const guesser = await guesserFor(ctx, session.email, info.knownBrowser);
+  // After a passkey or an upstream sign-in, the proven lane: the strangers' guesses that locked
+  // the email do not stop the one who passed either (lockout.ts).
+  const guesser = await guesserFor(ctx, session.email, info.knownBrowser, session.first_factor);
   const [, , attempt, facts] = await Promise.all([
     rateLimitsFor(ctx).consume('email', budgetKey(guesser)),
     assertNotLocked(ctx, guesser),

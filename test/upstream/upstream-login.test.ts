@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType, setCookies, signInWithPassword } from '../login/journey.ts';
 import { arrive, atProvider, auditActions, errorOf, locationOf, oidcCredentials, roundTrip, startLogin, toProvider } from './journey.ts';
 import { startUpstream, type TestUpstream } from './upstream-provider.ts';
+import { codeAt, createTotpAccount, nextStep, verifyMfa, wrongCode } from '../totp/helpers.ts';
 
 /**
  * Signing in with Google and Microsoft, through real upstream OpenID providers on loopback
@@ -120,7 +121,48 @@ describe('a linked identity', () => {
     expect(locationOf(res)).toBe('/login/select-tenant');
     expect(setCookies(res).get('nyckel_session')).toMatch(/HttpOnly/);
     expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
+    // The console's mirror of the lock stays too: the lock still holds for the password.
+    expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).not.toBeNull();
     const refused = await signInWithPassword(t.agent(), account.email, 'Correct-Horse-42!');
+    expect([refused.status, errorType(refused)]).toEqual([423, 'account_locked']);
+  });
+
+  it('takes the authenticator code after Google while the address is locked; wrong codes count in a lane of their own, 10 of them, then the lock holds', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const sub = newSubject();
+    const googleAccount = { account: { sub, email: account.email, email_verified: true } };
+    /** A browser new to the address, through Google, at MfaRequired. */
+    const throughGoogle = async () => {
+      const browser = t.agent();
+      const sessionId = await startLogin(browser, account.email);
+      expect(locationOf(await roundTrip(browser, google, loginPath('google', sessionId), googleAccount))).toBe(`/login?session_id=${encodeURIComponent(sessionId)}`);
+      return { browser, sessionId };
+    };
+    await throughGoogle(); // links the identity
+    const meta = { accountId: account.id, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < 10; i += 1) await recordFailure(t.ctx, account.email, meta).catch(() => {});
+    expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
+
+    const owner = await throughGoogle();
+    const done = await verifyMfa(owner.browser, owner.sessionId, await codeAt(t.ctx, account.secrets[0]!));
+    expect([done.status, done.body.state]).toEqual([200, 'Done']);
+    expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
+    expect((await t.ctx.db('accounts').where({ id: account.id }).first('locked_until')).locked_until).not.toBeNull();
+    const succeeded = (await auditActions(t, account.id)).filter((e) => e.action === 'login.succeeded');
+    expect(succeeded.at(-1)?.details).toMatchObject({ method: 'oidc', amr: ['fed', 'otp', 'mfa'], proven_first_factor: true });
+
+    // Someone holding the Google account but not the authenticator: 10 wrong codes in the lane.
+    nextStep(t.ctx);
+    const wrong = await wrongCode(t.ctx, account.secrets[0]!);
+    for (const tries of [4, 4, 2]) {
+      const guesser = await throughGoogle();
+      for (let i = 0; i < tries; i += 1) expect(errorType(await verifyMfa(guesser.browser, guesser.sessionId, wrong))).toBe('mfa/invalid');
+    }
+    const failed = (await auditActions(t, account.id)).filter((e) => e.action === 'login.failed' && e.details.method === 'totp');
+    expect(failed.map((e) => e.details.proven_first_factor)).toEqual(Array(10).fill(true));
+    // The lane has lost its standing: the next code, even the right one, meets the address's lock.
+    const late = await throughGoogle();
+    const refused = await verifyMfa(late.browser, late.sessionId, await codeAt(t.ctx, account.secrets[0]!));
     expect([refused.status, errorType(refused)]).toEqual([423, 'account_locked']);
   });
 
