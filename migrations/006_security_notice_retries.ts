@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * Security notices whose mail could not be sent when the change was made, waiting for another
- * try (src/profile/security-notice.ts). A notice that goes out at once never lands here. The row
- * holds what the mail says (the change, when, the browser and address it came from) until it is
- * sent or given up, and goes with its account.
+ * Security notices not yet mailed (src/profile/security-notice.ts): each is kept here before its
+ * first try and deleted once sent, so one whose mail failed, or whose process stopped first,
+ * waits here for another try. The row holds what the mail says (the change, when, the browser and
+ * address it came from) until it is sent or given up, and goes with its account.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('security_notice_retries', (t) => {

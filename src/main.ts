@@ -38,7 +38,7 @@ export async function createContext(config: Config): Promise<Context> {
 export async function main(): Promise<void> {
   const config = configOrExit();
   // Loaded after the configuration is known good, so a bad variable fails fast.
-  const [{ createApp }, { startNoticeRetries }] = await Promise.all([import('./app.ts'), import('./profile/security-notice.ts')]);
+  const [{ createApp }, { settleSecurityNotices, startNoticeRetries }] = await Promise.all([import('./app.ts'), import('./profile/security-notice.ts')]);
   const ctx = await createContext(config).catch(exitIfDataDirLocked);
   await migrateLatest(ctx.db);
   if (config.seedDemo) await seedDemo(ctx);
@@ -68,6 +68,8 @@ export async function main(): Promise<void> {
     force.unref();
     server.close(async () => {
       clearTimeout(force);
+      // Notices the last requests kept are mailed before the mailer and the database close.
+      await settleSecurityNotices();
       await Promise.allSettled([ctx.db.destroy(), ctx.store.close(), ctx.mailer.close()]);
       process.exit(0);
     });

@@ -30,9 +30,9 @@ type NoticeContext = Pick<Context, 'db' | 'mailer' | 'store' | 'config' | 'logge
 export const noticeRetrySeconds = [60, 300, 900, 3600, 7200, 14_400, 28_800, 43_200] as const;
 
 /**
- * A claimed retry belongs to the process sending it this long; then another may take it (the
+ * A claimed notice belongs to the process sending it this long; then another may take it (the
  * sender crashed). Longer than a whole run can take: 20 notices at the mailer's worst (5 s to
- * connect, 10 s of silence) is 5 minutes.
+ * connect, 10 s of silence) is 5 minutes. A new notice is claimed by the process that kept it.
  */
 const claimSeconds = 600;
 
@@ -52,29 +52,74 @@ interface StoredNotice extends SecurityNotice {
  *   its Accept-Language says nothing about the person who reads the mail.
  * - Not counted against the address's mail budget (login-mail.ts takeMailPoint): whoever spends
  *   that budget must not be able to silence the notice of their own change.
- * - Never throws: the change is made and committed. A mail that cannot be sent now is logged and
- *   kept for another try (retryFailedNotices), so a change made while the mail server is down is
- *   still told, when it is back, with the time it was made.
+ * - Kept before it is sent, and sent after the call returns: the notice is written to
+ *   `security_notice_retries` (one insert), claimed for `claimSeconds`, and the mail goes out in
+ *   the background, so a slow mail server (up to 20 s: mailer.ts smtpTimeouts) never holds up the
+ *   person's change, and a process that stops before the mail went out leaves the notice for
+ *   retryFailedNotices once the claim lapses. Sent, the row is deleted; failed, it waits its
+ *   first retry (noticeRetrySeconds). At least once: a crash between the mail and the delete
+ *   sends it again.
+ * - Never throws: the change is made and committed. Failures are logged, without the address.
  */
 export async function notifySecurityChange(ctx: NoticeContext, accountId: string, notice: SecurityNotice, origin: NoticeOrigin | null): Promise<void> {
   const stored: StoredNotice = { ...notice, at: ctx.now().toISOString(), userAgent: origin?.userAgent ?? null, ip: origin?.ip ?? null };
+  let keptId: string | null = null;
   try {
-    await sendNotice(ctx, accountId, stored);
+    const now = ctx.now();
+    const [row] = await ctx
+      .db('security_notice_retries')
+      .insert({ account_id: accountId, notice: stored, attempts: 0, next_attempt_at: new Date(now.getTime() + claimSeconds * 1000), created_at: now })
+      .returning('id');
+    keptId = String((row as { id: string | number }).id);
+  } catch (error) {
+    // Not kept (the database failed just after the change committed): still sent once, now.
+    ctx.logger.error({ change: notice.change, ...failureOf(error) }, 'security notice could not be kept for another try');
+  }
+  const sending = firstTry(ctx, accountId, stored, keptId);
+  inFlight.add(sending);
+  void sending.finally(() => inFlight.delete(sending));
+}
+
+/** First tries still sending (notifySecurityChange), for settleSecurityNotices. */
+const inFlight = new Set<Promise<void>>();
+
+/**
+ * Resolves when the first tries under way have finished, or after `timeoutMs`: the server waits
+ * for them at shutdown before it closes the mailer and the database (a notice cut off there is
+ * still kept, and sent again by the next process once its claim lapses).
+ */
+export async function settleSecurityNotices(timeoutMs = 5_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+  });
+  await Promise.race([Promise.allSettled([...inFlight]), timeout]);
+  clearTimeout(timer);
+}
+
+/** The mail of a notice just kept (`keptId`; null: not kept): sent, the row goes; failed, it waits its first retry. */
+async function firstTry(ctx: NoticeContext, accountId: string, notice: StoredNotice, keptId: string | null): Promise<void> {
+  const kept = () => ctx.db('security_notice_retries').where({ id: keptId });
+  try {
+    await sendNotice(ctx, accountId, notice);
   } catch (error) {
     ctx.logger.error({ change: notice.change, ...failureOf(error) }, 'security notice mail failed');
+    if (keptId === null) return;
     try {
-      const now = ctx.now();
-      await ctx.db('security_notice_retries').insert({
-        account_id: accountId,
-        notice: stored,
-        attempts: 1,
-        next_attempt_at: new Date(now.getTime() + noticeRetrySeconds[0] * 1000),
-        created_at: now,
-      });
-      countDelayedNotice('kept');
+      // Gone already when another process took it after the claim lapsed (and mailed it).
+      const updated = await kept().update({ attempts: 1, next_attempt_at: new Date(ctx.now().getTime() + noticeRetrySeconds[0] * 1000) });
+      if (updated > 0) countDelayedNotice('kept');
     } catch (keepError) {
+      // The claim lapses all the same, and retryFailedNotices tries it then.
       ctx.logger.error({ change: notice.change, ...failureOf(keepError) }, 'security notice could not be kept for another try');
     }
+    return;
+  }
+  try {
+    if (keptId !== null) await kept().delete();
+  } catch (error) {
+    ctx.logger.warn({ change: notice.change, ...failureOf(error) }, 'security notice sent, but still kept: it may be mailed again');
   }
 }
 

@@ -4,6 +4,7 @@ import { createApp } from '../../src/app.ts';
 import { createTestContext, type TestContext } from './context.ts';
 import { startMailServer, type MailServer } from './mail-server.ts';
 import type { NyckelProvider } from '../../src/oidc/provider.ts';
+import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
 
 export interface TestApp {
   ctx: TestContext;
@@ -32,6 +33,8 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      // As the server does at shutdown (src/main.ts): notices under way go out first.
+      await settleSecurityNotices();
       await ctx.dispose();
       await mail.close();
     },

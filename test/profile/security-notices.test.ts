@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { totpCodeAt } from '../../src/credentials/totp/totp.ts';
 import { rateLimitsFor } from '../../src/http/rate-limit.ts';
 import { listRememberedDevices } from '../../src/login/remembered-device.ts';
 import { registry } from '../../src/observability/metrics.ts';
-import { noticeRetrySeconds, retryFailedNotices, startNoticeRetries } from '../../src/profile/security-notice.ts';
+import { noticeRetrySeconds, retryFailedNotices, settleSecurityNotices, startNoticeRetries } from '../../src/profile/security-notice.ts';
 import { createPersona, signIn as operatorSignIn } from '../admin/harness.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { ReceivedMail } from '../helpers/mail-server.ts';
@@ -64,9 +64,18 @@ async function rememberBrowser(account: TotpAccount, userAgent = 'Mozilla/5.0 (i
   return { phone, cookieId: decodeURIComponent(cookie!) };
 }
 
+/**
+ * The mail to the address once the notices under way went out: a notice is mailed after the
+ * change is answered (notifySecurityChange).
+ */
+async function mailsTo(email: string): Promise<ReceivedMail[]> {
+  await settleSecurityNotices();
+  return t.mail.to(email);
+}
+
 /** The one notice to the address: nothing else was mailed to it. */
-function onlyMail(email: string): ReceivedMail {
-  const mails = t.mail.to(email);
+async function onlyMail(email: string): Promise<ReceivedMail> {
+  const mails = await mailsTo(email);
   expect(mails.map((m) => m.subject)).toHaveLength(1);
   return mails[0]!;
 }
@@ -86,7 +95,7 @@ describe('security notices from the profile', () => {
     expect(asked.body.state).toBe('AskedCreateCredential');
     const created = await browser.post('/auth/login/create-password').send({ session_id: asked.body.session_id, password: 'Brand-New-Secret-42' });
     expect(created.body.state).toBe('Done');
-    expect(t.mail.to(account.email).map((m) => m.subject)).toEqual(['Your sign-in code', 'A password was added to your account']);
+    expect((await mailsTo(account.email)).map((m) => m.subject)).toEqual(['Your sign-in code', 'A password was added to your account']);
   });
 
   it('a passkey added: what, when, in which browser and from where, what to do; no link', async () => {
@@ -94,7 +103,7 @@ describe('security notices from the profile', () => {
     const { res } = await registerPasskey(browser, authenticatorFor(t), { name: 'Work laptop' });
     expect(res.status).toBe(201);
 
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('A passkey was added to your account');
     expect(mail.text).toContain('A passkey was just added to your account.');
     expect(mail.text).toMatch(/This happened on \d{1,2} \w+ \d{4} at \d{2}:\d{2} UTC in Firefox on Linux from the IP address [\d.:a-f]+\./);
@@ -110,13 +119,13 @@ describe('security notices from the profile', () => {
     const { account, browser } = await signedIn({ totp: 1 });
     const { res } = await registerPasskey(browser, authenticatorFor(t));
     expect((await browser.delete(`/auth/passkeys/${res.body.id}`)).status).toBe(204);
-    expect(t.mail.to(account.email).map((m) => m.subject)).toEqual(['A passkey was added to your account', 'A passkey was removed from your account']);
+    expect((await mailsTo(account.email)).map((m) => m.subject)).toEqual(['A passkey was added to your account', 'A passkey was removed from your account']);
   });
 
   it('an authenticator app turned on', async () => {
     const { account, browser } = await signedIn({ totp: 0 });
     await enrol(browser);
-    expect(onlyMail(account.email).subject).toBe('An authenticator app was turned on for your account');
+    expect((await onlyMail(account.email)).subject).toBe('An authenticator app was turned on for your account');
     // There was nothing remembered to forget: no devices.revoked_all row.
     expect(await auditOf(account.id, 'devices.revoked_all')).toEqual([]);
   });
@@ -128,7 +137,7 @@ describe('security notices from the profile', () => {
     await enrol(browser);
 
     expect(await listRememberedDevices(t.ctx, account.id, undefined)).toEqual([]);
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('Your authenticator app was replaced');
     expect(await auditOf(account.id, 'devices.revoked_all')).toEqual([
       { actor_id: account.id, ip: expect.any(String), user_agent: firefox, details: { count: 1, reason: 'totp_replaced' } },
@@ -141,7 +150,7 @@ describe('security notices from the profile', () => {
     await rememberBrowser(account, 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36 Edg/140.0');
     expect((await browser.delete(`/oauth2/userinfo/credentials/${account.totpIds[0]}`)).status).toBe(204);
 
-    expect(onlyMail(account.email).subject).toBe('Your authenticator app was removed');
+    expect((await onlyMail(account.email)).subject).toBe('Your authenticator app was removed');
     expect(await auditOf(account.id, 'devices.revoked_all')).toEqual([
       { actor_id: account.id, ip: expect.any(String), user_agent: firefox, details: { count: 2, reason: 'totp_removed' } },
     ]);
@@ -155,7 +164,7 @@ describe('security notices from the profile', () => {
     expect(merged.body.state).toBe('Done');
     expect(await credentialIds(account.id, 'totp')).toEqual([account.totpIds[1]]);
 
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('Authenticator apps were removed from your account');
     expect(mail.text).toContain('The other authenticator apps were removed from your account');
     expect(mail.text).toContain('in Firefox on Linux');
@@ -165,7 +174,7 @@ describe('security notices from the profile', () => {
     const { account, browser } = await signedIn({ totp: 0, oidc: ['accounts.google.com'] });
     const [oidc] = await credentialIds(account.id, 'oidc');
     expect((await browser.delete(`/oauth2/userinfo/credentials/${oidc}`)).status).toBe(204);
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('A sign-in method was removed from your account');
     expect(mail.text).toContain('A sign-in method was just removed from your account: sign-in with Google or Microsoft.');
   });
@@ -174,7 +183,7 @@ describe('security notices from the profile', () => {
     const { account, browser } = await signedIn({ totp: 0 });
     const res = await roundTrip(browser, google, '/auth/link/oauth/google?from=%2Fprofile', { account: { sub: `notice-${Date.now()}` } });
     expect(locationOf(res)).toBe('/profile?linked=google');
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('Sign-in with Google was linked to your account');
     expect(mail.text).toContain('Your account was just linked to a Google account, which can now be used to sign in.');
   });
@@ -186,7 +195,7 @@ describe('security notices from the profile', () => {
     const res = await browser.post('/auth/tfa/activate').set('Accept-Language', 'en-GB,en').send({ totp_code: await totpCodeAt(secret, t.ctx.now()) });
     expect(res.status).toBe(200);
 
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('En autentiseringsapp har slagits på för ditt konto');
     expect(mail.text).toMatch(/Det hände \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} UTC i Firefox på Linux från IP-adressen /);
     expect(mail.text).toContain('återställ lösenordet direkt');
@@ -204,14 +213,14 @@ describe('security notices from the profile', () => {
     }
     expect(spent).toBeLessThan(20);
     await enrol(browser);
-    expect(onlyMail(account.email).subject).toBe('An authenticator app was turned on for your account');
+    expect((await onlyMail(account.email)).subject).toBe('An authenticator app was turned on for your account');
   });
 
   it('a browser named by an unusual User-Agent is left out; the header’s own text never reaches the mail', async () => {
     const injected = 'Call +1 555 0100 now to secure your account';
     const { account, browser } = await signedIn({ totp: 0 }, injected);
     await enrol(browser);
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.text).not.toContain('555');
     expect(mail.text).toMatch(/UTC from the IP address /);
   });
@@ -227,13 +236,13 @@ describe('a notice when support deletes a credential in the console', () => {
     const res = await admin.delete(`/api/accounts/${account.id}/credentials/${account.totpIds[0]}`);
     expect(res.status).toBe(204);
 
-    const mail = onlyMail(account.email);
+    const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('Support removed a sign-in method from your account');
     expect(mail.text).toContain('An administrator just removed a sign-in method from your account: the authenticator app.');
     expect(mail.text).toContain('If you did not ask for this, contact your administrator.');
     expect(mail.text).not.toContain(operator.email);
     expect(mail.text).not.toContain('IP address');
-    expect(t.mail.to(operator.email)).toEqual([]);
+    expect(await mailsTo(operator.email)).toEqual([]);
     expect(await auditOf(account.id, 'devices.revoked_all')).toMatchObject([{ actor_id: operator.id, details: { count: 1, reason: 'operator_totp_deleted' } }]);
   });
 });
@@ -302,6 +311,7 @@ describe('when the mail server is down', () => {
     const replaced = await browser.post('/auth/tfa/activate').send({ totp_code: await totpCodeAt(secret, down.ctx.now()) });
     expect(replaced.status).toBe(200);
     expect(await down.ctx.db('credentials').where({ account_id: account.id, type: 'totp' }).pluck('id')).toEqual([replaced.body.id]);
+    await settleSecurityNotices();
     expect(failedNotices(error)).toEqual(['passkey_registered', 'passkey_removed', 'totp_replaced']);
     error.mockRestore();
     // Each kept for another try, with what its mail will say.
@@ -311,7 +321,71 @@ describe('when the mail server is down', () => {
       ['passkey_removed', 1],
       ['totp_replaced', 1],
     ]);
-    expect(kept.every((row) => row.next_attempt_at.getTime() === row.created_at.getTime() + noticeRetrySeconds[0] * 1000)).toBe(true);
+    // The first retry is due a minute after the first try failed.
+    const firstRetry = noticeRetrySeconds[0] * 1000;
+    for (const row of kept) {
+      expect(row.next_attempt_at.getTime()).toBeGreaterThanOrEqual(row.created_at.getTime() + firstRetry);
+      expect(row.next_attempt_at.getTime()).toBeLessThanOrEqual(down.ctx.now().getTime() + firstRetry);
+    }
+  });
+
+  it('answers the change while the mail server does not answer; the notice waits, claimed, and is kept for a retry when the try fails', async () => {
+    // A mail server that takes the connection and never greets: the mailer waits up to its greeting timeout.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hanging = await startTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${(silent.address() as { port: number }).port}` } });
+    try {
+      const account = await createTotpAccount(hanging.ctx, { totp: 0 });
+      const browser = hanging.agent();
+      await signIn(hanging.ctx, browser, account);
+      const retries = () => hanging.ctx.db('security_notice_retries').where({ account_id: account.id }).select('attempts', 'next_attempt_at', 'created_at');
+      expect((await registerPasskey(browser, authenticatorFor(hanging))).res.status).toBe(201);
+      // Answered, while the notice's mail is still at the silent server: kept, claimed for the sending process.
+      await vi.waitFor(() => expect(sockets).toHaveLength(1));
+      const [claimed] = await retries();
+      expect(claimed!.attempts).toBe(0);
+      expect(claimed!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(claimed!.created_at.getTime() + 600_000);
+      // Another instance's retries leave it alone while it is claimed.
+      expect(await retryFailedNotices({ ...hanging.ctx, mailer: t.ctx.mailer })).toEqual({ sent: 0, failed: 0, givenUp: 0 });
+      // The silent server hangs up: the try fails, and the notice waits its first retry.
+      for (const socket of sockets) socket.destroy();
+      await settleSecurityNotices();
+      expect((await retries()).map((row) => row.attempts)).toEqual([1]);
+      expect(t.mail.to(account.email)).toEqual([]);
+    } finally {
+      await hanging.close();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('mails a notice whose sender stopped before its mail went out, once the claim lapses', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hanging = await startTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${(silent.address() as { port: number }).port}` } });
+    try {
+      const account = await createTotpAccount(hanging.ctx, { totp: 0 });
+      const browser = hanging.agent();
+      await signIn(hanging.ctx, browser, account);
+      expect((await registerPasskey(browser, authenticatorFor(hanging))).res.status).toBe(201);
+      await vi.waitFor(() => expect(sockets).toHaveLength(1));
+      // As if this process had stopped: its claim lapses, and a process that can mail takes the notice.
+      hanging.ctx.advance(600_000);
+      const back = { ...hanging.ctx, mailer: t.ctx.mailer };
+      expect(await retryFailedNotices(back)).toEqual({ sent: 1, failed: 0, givenUp: 0 });
+      expect((await t.mail.waitFor(account.email)).subject).toBe('A passkey was added to your account');
+      expect(await hanging.ctx.db('security_notice_retries').where({ account_id: account.id })).toEqual([]);
+      // The first try failing afterwards finds nothing left to keep.
+      const kept = (await delayedNotices()).kept;
+      for (const socket of sockets) socket.destroy();
+      await settleSecurityNotices();
+      expect(await hanging.ctx.db('security_notice_retries').where({ account_id: account.id })).toEqual([]);
+      expect((await delayedNotices()).kept).toBe(kept);
+    } finally {
+      await hanging.close();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   /** nyckel_security_notices_delayed_total by outcome. */
@@ -332,6 +406,7 @@ describe('when the mail server is down', () => {
     await signIn(down.ctx, browser, account);
     const changedAt = down.ctx.now();
     expect((await registerPasskey(browser, authenticatorFor(down))).res.status).toBe(201);
+    await settleSecurityNotices();
     expect(await retriesOf(account.id)).toHaveLength(1);
     return { account, changedAt };
   }
@@ -416,6 +491,7 @@ describe('when the mail server is down', () => {
     const error = vi.spyOn(down.ctx.logger, 'error');
     expect((await admin.delete(`/api/accounts/${account.id}/credentials/${account.totpIds[0]}`)).status).toBe(204);
     expect(await down.ctx.db('credentials').where({ account_id: account.id, type: 'totp' })).toEqual([]);
+    await settleSecurityNotices();
     expect(failedNotices(error)).toEqual(['operator_credential_removed']);
     error.mockRestore();
   });
