@@ -329,8 +329,12 @@ describe('when the mail server is down', () => {
     }
   });
 
-  it('answers the change while the mail server does not answer; the notice waits, claimed, and is kept for a retry when the try fails', async () => {
-    // A mail server that takes the connection and never greets: the mailer waits up to its greeting timeout.
+  /**
+   * A passkey added on an app whose mail server takes the connection and never greets (the mailer
+   * waits up to its greeting timeout); `rest` goes on once the notice's mail is at that server.
+   * Destroying the sockets makes the try fail.
+   */
+  async function withSilentMailServer(rest: (hanging: TestApp, account: TotpAccount, sockets: Socket[]) => Promise<void>) {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -339,10 +343,21 @@ describe('when the mail server is down', () => {
       const account = await createTotpAccount(hanging.ctx, { totp: 0 });
       const browser = hanging.agent();
       await signIn(hanging.ctx, browser, account);
-      const retries = () => hanging.ctx.db('security_notice_retries').where({ account_id: account.id }).select('attempts', 'next_attempt_at', 'created_at');
       expect((await registerPasskey(browser, authenticatorFor(hanging))).res.status).toBe(201);
-      // Answered, while the notice's mail is still at the silent server: kept, claimed for the sending process.
+      // Answered, while the notice's mail is still at the silent server.
       await vi.waitFor(() => expect(sockets).toHaveLength(1));
+      await rest(hanging, account, sockets);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await hanging.close();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }
+
+  it('answers the change while the mail server does not answer; the notice waits, claimed, and is kept for a retry when the try fails', async () => {
+    await withSilentMailServer(async (hanging, account, sockets) => {
+      const retries = () => hanging.ctx.db('security_notice_retries').where({ account_id: account.id }).select('attempts', 'next_attempt_at', 'created_at');
+      // Kept, claimed for the sending process.
       const [claimed] = await retries();
       expect(claimed!.attempts).toBe(0);
       expect(claimed!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(claimed!.created_at.getTime() + 600_000);
@@ -353,23 +368,11 @@ describe('when the mail server is down', () => {
       await settleSecurityNotices();
       expect((await retries()).map((row) => row.attempts)).toEqual([1]);
       expect(t.mail.to(account.email)).toEqual([]);
-    } finally {
-      await hanging.close();
-      await new Promise((resolve) => silent.close(resolve));
-    }
+    });
   });
 
   it('mails a notice whose sender stopped before its mail went out, once the claim lapses', async () => {
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => sockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const hanging = await startTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${(silent.address() as { port: number }).port}` } });
-    try {
-      const account = await createTotpAccount(hanging.ctx, { totp: 0 });
-      const browser = hanging.agent();
-      await signIn(hanging.ctx, browser, account);
-      expect((await registerPasskey(browser, authenticatorFor(hanging))).res.status).toBe(201);
-      await vi.waitFor(() => expect(sockets).toHaveLength(1));
+    await withSilentMailServer(async (hanging, account, sockets) => {
       // As if this process had stopped: its claim lapses, and a process that can mail takes the notice.
       hanging.ctx.advance(600_000);
       const back = { ...hanging.ctx, mailer: t.ctx.mailer };
@@ -382,10 +385,7 @@ describe('when the mail server is down', () => {
       await settleSecurityNotices();
       expect(await hanging.ctx.db('security_notice_retries').where({ account_id: account.id })).toEqual([]);
       expect((await delayedNotices()).kept).toBe(kept);
-    } finally {
-      await hanging.close();
-      await new Promise((resolve) => silent.close(resolve));
-    }
+    });
   });
 
   /** nyckel_security_notices_delayed_total by outcome. */
