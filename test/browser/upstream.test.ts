@@ -1,5 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newTotpSecret, totpCodeAt } from '../../src/credentials/totp/totp.ts';
+import { lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -108,6 +110,35 @@ describe('Sign in with Google', () => {
     await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('error') === 'oauth/access_denied');
     await page.getByText(t.en('upstream.errors.access_denied'), { exact: true }).waitFor();
     await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+  });
+});
+
+describe('Google and the authenticator app while the address is locked', () => {
+  it('signs in with Google and the code from a new browser while wrong passwords from elsewhere hold the address locked', async () => {
+    const { email, accountId } = await personWithTenant({ password: 'Correct-Horse-42!' });
+    const sub = `locked-${counter}`;
+    const secret = newTotpSecret();
+    await server.ctx.db('credentials').insert([
+      { account_id: accountId, type: 'oidc', provider: new URL(google.origin).host, subject: sub, data: JSON.stringify({ issuer: google.issuer, upstream: 'google' }) },
+      { account_id: accountId, type: 'totp', secret: server.ctx.secretBox.seal(secret) },
+    ]);
+    // Someone guesses the password ten times from their own browser: the address is locked.
+    const meta = { accountId, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
+    for (let i = 0; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(server.ctx, email, meta).catch(() => {});
+
+    await enterEmail(email);
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill('Correct-Horse-42!');
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: t.en('errors.account_locked_minutes_other', { count: 15 }) }).waitFor();
+    await page.getByText(t.en('login.locked_other_ways'), { exact: true }).waitFor();
+
+    google.next({ account: { sub } });
+    await page.getByRole('link', { name: t.en('login.credentials.google'), exact: true }).click();
+    await page.getByRole('heading', { name: t.en('login.mfa.title'), exact: true }).waitFor();
+    await page.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(await totpCodeAt(secret, server.ctx.now()));
+    await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/login/select-tenant');
+    await page.getByText(t.en('tenants.signed_in_as', { email }), { exact: true }).waitFor();
   });
 });
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { createApp, type App } from '../../src/app.ts';
+import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
 import { createTestContext, type TestContext, type TestContextOptions } from './context.ts';
 import { freePort } from './free-port.ts';
 
@@ -33,6 +34,8 @@ export async function startTestServer(options: TestContextOptions = {}): Promise
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      // As the server does at shutdown (src/main.ts): notices under way go out first.
+      await settleSecurityNotices();
       await ctx.dispose();
     },
   };
