@@ -51,9 +51,12 @@ export function countCredentials(rows: readonly Pick<CredentialRecord, 'type'>[]
 /**
  * Sets the account's password hash: updates its password credential, or creates one (`created`:
  * the account had no password). An account has at most one password credential; extras left by
- * imports are folded into the first.
+ * imports are folded into the first. The account row is locked first (inside a transaction, until
+ * it ends), so two writers of the account's password (a reset and a sign-in's first password, say)
+ * take turns rather than both creating one.
  */
 export async function setPasswordHash(db: Queryable, accountId: string, hash: string, at: Date): Promise<{ id: string; created: boolean }> {
+  await db('accounts').where({ id: accountId }).forUpdate().first('id');
   const existing = await db('credentials').where({ account_id: accountId, type: 'password' }).orderBy('created_at').select('id');
   const [first, ...extras] = existing as { id: string }[];
   if (extras.length > 0) await db('credentials').whereIn('id', extras.map((e) => e.id)).delete();
@@ -65,6 +68,19 @@ export async function setPasswordHash(db: Queryable, accountId: string, hash: st
     .insert({ account_id: accountId, type: 'password', secret: hash, created_at: at })
     .returning('id');
   return { id: (row as { id: string }).id, created: true };
+}
+
+/**
+ * The account's first password, only while it has none: null when one exists (set meanwhile by a
+ * reset, or by the same person in another tab), which is left as it is. Locks the account row as
+ * setPasswordHash does; call it inside a transaction.
+ */
+export async function createFirstPassword(db: Queryable, accountId: string, hash: string, at: Date): Promise<string | null> {
+  await db('accounts').where({ id: accountId }).forUpdate().first('id');
+  const existing = await db('credentials').where({ account_id: accountId, type: 'password' }).first('id');
+  if (existing) return null;
+  const [row] = await db('credentials').insert({ account_id: accountId, type: 'password', secret: hash, created_at: at }).returning('id');
+  return (row as { id: string }).id;
 }
 
 /** Replaces a stored secret (a legacy password hash upgraded to argon2id). */

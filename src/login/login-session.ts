@@ -105,6 +105,18 @@ export async function provenBeforeCredentialsChanged(ctx: SessionContext, accoun
   return changedAt !== null && (session.first_factor_at ?? session.created_at) <= Number(changedAt);
 }
 
+/**
+ * For a step that changes the account before the sign-in finishes (a first password, a linked
+ * identity, merged authenticators): a sign-in whose first factor was proven before the account's
+ * credentials changed (provenBeforeCredentialsChanged) ends here, as finish() would end it, before
+ * it writes anything. A reset must not be undone by the sign-in it was meant to stop.
+ */
+export async function assertStillProven(ctx: SessionContext, accountId: string, session: LoginSession): Promise<void> {
+  if (!(await provenBeforeCredentialsChanged(ctx, accountId, session))) return;
+  await takeLoginSession(ctx, session.id);
+  throw loginErrors.sessionMissing();
+}
+
 /** The id in the signed `nyckel_login` cookie, or undefined (absent or tampered). */
 export function loginCookieId(req: Request): string | undefined {
   const value = (req.signedCookies as Record<string, unknown> | undefined)?.[loginCookieName];

@@ -1,7 +1,7 @@
 import { normalizeEmail } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
-import { setPasswordHash } from '../credentials/credentials.repository.ts';
+import { createFirstPassword } from '../credentials/credentials.repository.ts';
 import { issueEmailCode, maxWrongCodes, wrongCodeCount, emailCodeTtlSeconds } from '../credentials/email-code/email-code.ts';
 import { hashPassword } from '../credentials/password/hashing.ts';
 import { assertPasswordPolicy } from '../credentials/password/policy.ts';
@@ -17,6 +17,7 @@ import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts'
 import { sendMail, takeMailPoint } from './login-mail.ts';
 import {
   assertState,
+  assertStillProven,
   loadLoginSession,
   newLoginSessionId,
   requireLoginSession,
@@ -208,17 +209,23 @@ export async function resendEmailCode(ctx: Context, ref: SessionRef, info: Reque
   return { answer: buildAnswer(session, facts) };
 }
 
-/** AskedCreateCredential: the person signed in by code sets a password (the spec's rules). */
+/**
+ * AskedCreateCredential: the person signed in by code sets a password (the spec's rules). Only the
+ * account's first: a sign-in overtaken by a reset ends (assertStillProven), and a password that
+ * appeared meanwhile is never replaced from here (invalid_login_session_state).
+ */
 export async function createPassword(ctx: Context, ref: SessionRef, password: string, info: RequestInfo): Promise<LoginOutcome> {
   const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
   assertState(session, 'AskedCreateCredential');
   const normalized = assertPasswordPolicy(password);
   const { account } = await loadAccountFacts(ctx, session.email);
   if (!account) throw loginErrors.invalidState();
+  await assertStillProven(ctx, account.id, session);
   const hash = await hashPassword(normalized);
   const now = ctx.now();
   await ctx.db.transaction(async (trx) => {
-    const { id: credentialId } = await setPasswordHash(trx, account.id, hash, now);
+    const credentialId = await createFirstPassword(trx, account.id, hash, now);
+    if (credentialId === null) throw loginErrors.invalidState();
     await revokeResetTokens(trx, account.id);
     await recordAudit(trx, {
       action: 'password.created',

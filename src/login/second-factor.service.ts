@@ -7,7 +7,7 @@ import { notifySecurityChange } from '../profile/security-notice.ts';
 import { loadAccountFacts, type AccountFacts } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts';
-import { assertState, requireLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
+import { assertState, assertStillProven, requireLoginSession, takeLoginSession, type LoginSession } from './login-session.ts';
 import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from './lockout.ts';
 import type { SessionRef } from './login.service.ts';
 import { publicDeviceId, rememberDevice } from './remembered-device.ts';
@@ -137,6 +137,8 @@ export async function verifyTotp(
 export async function mergeTotp(ctx: Context, ref: SessionRef, code: string, info: RequestInfo): Promise<LoginOutcome> {
   const { session, facts, credentialId } = await proveSecondFactor(ctx, ref, 'TOTPResetRequired', code, info);
   const account = facts.account!;
+  // A sign-in overtaken by a reset or a sign-out everywhere removes nothing.
+  await assertStillProven(ctx, account.id, session);
   const now = ctx.now();
   const removed = await ctx.db.transaction(async (trx) => {
     await lockAccountRow(trx, account.id);

@@ -6,7 +6,7 @@ import { AppError } from '../http/app-error.ts';
 import { loadAccountFacts } from '../login/login-answer.ts';
 import { loginErrors } from '../login/login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from '../login/login-finish.ts';
-import { assertState, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
+import { assertState, assertStillProven, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { verifyFirstFactor } from '../login/login.service.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
@@ -117,6 +117,8 @@ async function linkAfterCode(ctx: Context, tx: UpstreamTransaction, identity: Up
   assertState(session, 'AskedCreateCredential');
   const { account } = await loadAccountFacts(ctx, session.email);
   if (!account) throw loginErrors.invalidState();
+  // A sign-in overtaken by a reset or a sign-out everywhere links nothing.
+  await assertStillProven(ctx, account.id, session);
   await linkIdentity(ctx, account.id, identity, 'login-after-code', input.info);
   const outcome = await advance(ctx, { ...session, create_credential_answered: true }, await loadAccountFacts(ctx, session.email), input.info);
   return { location: afterLogin(session, outcome), login: outcome };

@@ -5,7 +5,7 @@ import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { codeAt, createTotpAccount, password as totpAccountPassword } from '../totp/helpers.ts';
 import { createAccount, passwordHashOf, uniqueEmail } from './fixtures.ts';
-import { errorType, setCookies, signInWithPassword, start, tokenFrom } from './journey.ts';
+import { errorType, setCookies, signInWithPassword, start, startWithCode, tokenFrom } from './journey.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -165,6 +165,55 @@ describe('forgot password', () => {
     const done = await mfa(owner, started.body.session_id, await codeAt(t.ctx, secret));
     expect([done.status, done.body.state]).toEqual([200, 'Done']);
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
+  });
+
+  it('a sign-in overtaken by a reset sets no password on its ask-to-create step: the owner\'s stays', async () => {
+    // Someone who read one emailed code reaches the offer to create a password; the owner then
+    // sets their own through a set-password link.
+    const account = await createAccount(t.ctx.db);
+    const racer = t.agent();
+    const { sessionId, code } = await startWithCode(racer, t.mail, account.email);
+    const asked = await racer.post('/auth/login/verify-otp').send({ session_id: sessionId, email: account.email, otp: code });
+    expect(asked.body.state).toBe('AskedCreateCredential');
+    const { link } = await createResetLink(t.ctx, account.id);
+    expect((await confirm(link.split('/').pop()!, 'Owners-Password-1')).status).toBe(200);
+    const owners = await passwordHashOf(t.ctx.db, account.id);
+
+    const refused = await racer.post('/auth/login/create-password').send({ session_id: sessionId, password: 'Racers-Password-1' });
+    expect([refused.status, errorType(refused)]).toEqual([401, 'login_session_missing']);
+    expect(await passwordHashOf(t.ctx.db, account.id)).toBe(owners);
+    expect(await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'password.created' })).toEqual([]);
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
+    expect((await signInWithPassword(t.agent(), account.email, 'Owners-Password-1')).body.state).toBe('Done');
+  });
+
+  it('the ask-to-create step creates only the first password: a second sign-in at the same step replaces nothing', async () => {
+    const account = await createAccount(t.ctx.db);
+    const [laptop, phone] = [t.agent(), t.agent()];
+    const onLaptop = await startWithCode(laptop, t.mail, account.email);
+    const onPhone = await startWithCode(phone, t.mail, account.email);
+    for (const [browser, { sessionId, code }] of [[laptop, onLaptop], [phone, onPhone]] as const) {
+      const asked = await browser.post('/auth/login/verify-otp').send({ session_id: sessionId, email: account.email, otp: code });
+      expect(asked.body.state).toBe('AskedCreateCredential');
+    }
+    const created = await laptop.post('/auth/login/create-password').send({ session_id: onLaptop.sessionId, password: 'Laptop-Password-1' });
+    expect(created.body.state).toBe('Done');
+    const first = await passwordHashOf(t.ctx.db, account.id);
+    const second = await phone.post('/auth/login/create-password').send({ session_id: onPhone.sessionId, password: 'Phone-Password-1' });
+    expect([second.status, errorType(second)]).toEqual([409, 'invalid_login_session_state']);
+    expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'password' }).pluck('secret')).toEqual([first]);
+  });
+
+  it('a sign-in overtaken by a reset merges no authenticators: both stay', async () => {
+    const account = await createTotpAccount(t.ctx, { totp: 2 });
+    const racer = t.agent();
+    const step = await signInWithPassword(racer, account.email, totpAccountPassword);
+    expect(step.body.state).toBe('TOTPResetRequired');
+    const { link } = await createResetLink(t.ctx, account.id);
+    expect((await confirm(link.split('/').pop()!, 'New-Password-2')).status).toBe(200);
+    const refused = await racer.post('/auth/login/merge-mfa').send({ session_id: step.body.session_id, totp_code: await codeAt(t.ctx, account.secrets[0]!) });
+    expect([refused.status, errorType(refused)]).toEqual([401, 'login_session_missing']);
+    expect(await t.ctx.db('credentials').where({ account_id: account.id, type: 'totp' }).orderBy('created_at').pluck('id')).toEqual(account.totpIds);
   });
 
   it('a password change from the profile ends sign-ins in progress too', async () => {

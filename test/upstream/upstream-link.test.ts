@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createResetLink } from '../../src/login/reset.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount } from '../login/fixtures.ts';
 import { codeFrom, signInWithPassword, type Browser } from '../login/journey.ts';
@@ -78,6 +79,17 @@ describe('linking on the ask-to-create-credential step', () => {
     expect(errorOf(locationOf(res))).toBe('oauth/identity_in_use');
     expect(await oidcCredentials(t, account.id)).toEqual([]);
     expect((await browser.get(`/auth/login/ping?session_id=${encodeURIComponent(sessionId)}`)).body.session.state).toBe('AskedCreateCredential');
+  });
+
+  it('links nothing for a sign-in overtaken by a reset: the login session ends', async () => {
+    const { account, browser, sessionId } = await atAskCreateCredential();
+    const { link } = await createResetLink(t.ctx, account.id);
+    const confirmed = await t.agent().post('/auth/reset/confirm').send({ token: link.split('/').pop(), password: 'Owners-Password-1' });
+    expect(confirmed.status).toBe(200);
+    const res = await roundTrip(browser, google, linkAfterCode('google', sessionId), { account: { sub: newSubject() } });
+    expect(errorOf(locationOf(res))).toBe('login_session_missing');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+    expect((await browser.get(`/auth/login/ping?session_id=${encodeURIComponent(sessionId)}`)).body.session).toBeNull();
   });
 
   it('is offered only on that step', async () => {
