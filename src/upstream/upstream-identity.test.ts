@@ -17,7 +17,12 @@ const errorType = (run: () => unknown) => {
 describe('identityFromClaims', () => {
   it('takes issuer, subject, email and a literal email_verified: true from Google', () => {
     const identity = identityFromClaims('google', { iss: 'https://accounts.google.com', sub: '123', email: 'a@example.com', email_verified: true }, google);
-    expect(identity).toEqual({ provider: 'google', issuer: 'https://accounts.google.com', subject: '123', email: 'a@example.com', emailVerified: true, tenantId: null });
+    expect(identity).toEqual({ provider: 'google', issuer: 'https://accounts.google.com', subject: '123', email: 'a@example.com', emailVerified: true, tenantId: null, hostedDomain: null });
+  });
+
+  it('takes Google\'s hosted domain (hd), in lower case', () => {
+    const identity = identityFromClaims('google', { iss: 'https://accounts.google.com', sub: '1', email: 'a@example.com', email_verified: true, hd: 'Example.com' }, google);
+    expect(identity.hostedDomain).toBe('example.com');
   });
 
   it.each([['true'], [1], [undefined], [false]])('does not count email_verified=%j as verified', (value) => {
@@ -48,9 +53,11 @@ describe('identityFromClaims', () => {
 });
 
 describe('mayLinkAutomatically', () => {
-  const base: UpstreamIdentity = { provider: 'google', issuer: 'i', subject: 's', email: 'Ann@Example.com', emailVerified: true, tenantId: null };
+  const base: UpstreamIdentity = { provider: 'google', issuer: 'i', subject: 's', email: 'Ann@Example.com', emailVerified: true, tenantId: null, hostedDomain: 'example.com' };
   it.each([
-    ['verified, same email (any case)', base, true],
+    ['verified, same email (any case), in the account\'s Workspace domain', base, true],
+    ['verified, same email, no Workspace domain (a Google account made with an address elsewhere)', { ...base, hostedDomain: null }, false],
+    ['verified, same email, another Workspace domain', { ...base, hostedDomain: 'other.example' }, false],
     ['unverified', { ...base, emailVerified: false }, false],
     ['verified, another email', { ...base, email: 'other@example.com' }, false],
     ['no email', { ...base, email: null }, false],
@@ -58,5 +65,9 @@ describe('mayLinkAutomatically', () => {
     ['Microsoft with email_verified: true, same email (nOAuth)', { ...base, provider: 'microsoft' as const, tenantId: 't' }, false],
   ])('%s → %s', (_name, identity, expected) => {
     expect(mayLinkAutomatically(identity, 'ann@example.com')).toBe(expected);
+  });
+
+  it.each([['gmail.com'], ['GoogleMail.com']])('links a verified address of Google\'s own mail (%s) without hd', (domain) => {
+    expect(mayLinkAutomatically({ ...base, email: `ann@${domain}`, hostedDomain: null }, `ann@${domain.toLowerCase()}`)).toBe(true);
   });
 });

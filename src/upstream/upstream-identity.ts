@@ -11,6 +11,8 @@ export interface UpstreamIdentity {
   emailVerified: boolean;
   /** Microsoft's tenant id (`tid`); null for Google. */
   tenantId: string | null;
+  /** Google's `hd`: the Google Workspace domain the account belongs to; null otherwise. */
+  hostedDomain: string | null;
 }
 
 interface IdentityPolicy {
@@ -28,7 +30,7 @@ interface IdentityPolicy {
  * outside the list never reaches account lookup.
  */
 export function identityFromClaims(provider: UpstreamProviderName, claims: Record<string, unknown>, policy: IdentityPolicy): UpstreamIdentity {
-  const { iss, sub, email, email_verified: emailVerified, tid } = claims;
+  const { iss, sub, email, email_verified: emailVerified, tid, hd } = claims;
   if (typeof iss !== 'string' || typeof sub !== 'string' || sub === '') throw upstreamErrors.providerError();
   let tenantId: string | null = null;
   if (provider === 'microsoft') {
@@ -46,6 +48,7 @@ export function identityFromClaims(provider: UpstreamProviderName, claims: Recor
     email: typeof email === 'string' && email !== '' ? email : null,
     emailVerified: emailVerified === true,
     tenantId,
+    hostedDomain: provider === 'google' && typeof hd === 'string' && hd !== '' ? hd.toLowerCase() : null,
   };
 }
 
@@ -57,16 +60,33 @@ export function identityFromClaims(provider: UpstreamProviderName, claims: Recor
  */
 const linksAutomatically: ReadonlySet<UpstreamProviderName> = new Set(['google']);
 
+/** Mail domains Google runs itself: it answers for their mailboxes today. */
+const googleMailDomains: ReadonlySet<string> = new Set(['gmail.com', 'googlemail.com']);
+
+/**
+ * Whether Google answers for the address now: a Gmail address, or one in the Google Workspace
+ * domain the account belongs to (`hd`). For any other address (a Google account made with a work
+ * address elsewhere) Google checked the mailbox once, when the account was made, and keeps saying
+ * `email_verified: true` after the mailbox has changed hands: Google's own guidance is to trust
+ * the email of such an account only with `hd`.
+ */
+function googleAnswersFor(email: string, hostedDomain: string | null): boolean {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  return googleMailDomains.has(domain) || (hostedDomain !== null && hostedDomain === domain);
+}
+
 /**
  * Whether a first upstream sign-in may link itself to the account the login session started
- * for. Only from a provider in `linksAutomatically`, and only when it asserts, as a boolean
- * `email_verified: true`, exactly the email the session started with (case-insensitively): then
- * the upstream has proven control of that mailbox, which is what an email code proves too.
- * Anything else (another provider, unverified, another address, no claim at all) must sign in
- * another way first and link from the profile.
+ * for. Only from a provider in `linksAutomatically`, only for an address that provider answers
+ * for (googleAnswersFor), and only when it asserts, as a boolean `email_verified: true`, exactly
+ * the email the session started with (case-insensitively): then the upstream has proven control
+ * of that mailbox, which is what an email code proves too. Anything else (another provider,
+ * unverified, another address, no claim at all) must sign in another way first and link on the
+ * ask-to-create step or from the profile.
  */
 export function mayLinkAutomatically(identity: UpstreamIdentity, sessionEmail: string): boolean {
   if (!linksAutomatically.has(identity.provider)) return false;
   if (!identity.emailVerified || identity.email === null) return false;
-  return identity.email.trim().toLowerCase() === sessionEmail.trim().toLowerCase();
+  const email = identity.email.trim().toLowerCase();
+  return email === sessionEmail.trim().toLowerCase() && googleAnswersFor(email, identity.hostedDomain);
 }

@@ -5,6 +5,7 @@ import { lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
+import { googleVerified } from '../upstream/journey.ts';
 import { startUpstream, type TestUpstream } from '../upstream/upstream-provider.ts';
 import { CHROMIUM_ARGS, ensurePortalBuilt } from './harness.ts';
 import { t } from './texts.ts';
@@ -74,7 +75,7 @@ async function enterEmail(email: string) {
 describe('Sign in with Google', () => {
   it('signs in through the upstream provider and lands on the tenant selection; the identity is linked', async () => {
     const { email, accountId } = await personWithTenant({ password: 'Correct-Horse-42!' });
-    google.next({ account: { sub: `browser-${counter}`, email, email_verified: true } });
+    google.next({ account: { sub: `browser-${counter}`, ...googleVerified(email) } });
     await enterEmail(email);
     await page.getByRole('link', { name: t.en('login.credentials.google'), exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/login/select-tenant');

@@ -54,3 +54,8 @@ export async function oidcCredentials(t: TestApp, accountId: string) {
 export async function auditActions(t: TestApp, accountId: string): Promise<{ action: string; details: Record<string, unknown> }[]> {
   return t.ctx.db('audit_events').where({ target_account_id: accountId }).orderBy('id').select('action', 'details');
 }
+
+/** Google's claims for an address it answers for: verified, in the account's Workspace domain (`hd`). */
+export function googleVerified(email: string): { email: string; email_verified: true; hd: string } {
+  return { email, email_verified: true, hd: email.slice(email.lastIndexOf('@') + 1).toLowerCase() };
+}

@@ -3,7 +3,7 @@ import { lockedSeconds, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount, uniqueEmail } from '../login/fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType, setCookies, signInWithPassword } from '../login/journey.ts';
-import { arrive, atProvider, auditActions, errorOf, locationOf, oidcCredentials, roundTrip, startLogin, toProvider } from './journey.ts';
+import { arrive, atProvider, auditActions, errorOf, googleVerified, locationOf, oidcCredentials, roundTrip, startLogin, toProvider } from './journey.ts';
 import { startUpstream, type TestUpstream } from './upstream-provider.ts';
 import { codeAt, createTotpAccount, nextStep, verifyMfa, wrongCode } from '../totp/helpers.ts';
 
@@ -50,10 +50,10 @@ describe('GET /auth/providers', () => {
 });
 
 describe('first sign-in with an upstream identity', () => {
-  it('links when the upstream asserts email_verified: true for the session email, and signs in', async () => {
+  it('links when Google asserts email_verified: true for the session email in its Workspace domain (hd), and signs in', async () => {
     const { account, browser, sessionId } = await atCredentials();
     const sub = newSubject();
-    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, email: account.email.toUpperCase(), email_verified: true } });
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, ...googleVerified(account.email.toUpperCase()) } });
     expect(locationOf(res)).toBe('/login/select-tenant');
     expect(setCookies(res).get('nyckel_session')).toMatch(/HttpOnly/);
     expect(await oidcCredentials(t, account.id)).toEqual([
@@ -69,6 +69,7 @@ describe('first sign-in with an upstream identity', () => {
     ['an unverified email', (email: string) => ({ email, email_verified: false })],
     ['email_verified as the string "true"', (email: string) => ({ email, email_verified: 'true' })],
     ['a verified but different email', () => ({ email: uniqueEmail('other'), email_verified: true })],
+    ['a verified address Google does not answer for (no hd, not Gmail)', (email: string) => ({ email, email_verified: true })],
     ['no email at all', () => ({})],
   ])('does not link with %s: oauth/not_linked, and the login session stays usable', async (_name, claims) => {
     const { account, browser, sessionId } = await atCredentials();
@@ -98,7 +99,7 @@ describe('a linked identity', () => {
   it('signs in again after the upstream email changed, matched by issuer and subject', async () => {
     const { account, browser, sessionId } = await atCredentials();
     const sub = newSubject();
-    await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, email: account.email, email_verified: true } });
+    await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, ...googleVerified(account.email) } });
 
     const again = t.agent();
     const second = await startLogin(again, account.email);
@@ -110,14 +111,14 @@ describe('a linked identity', () => {
   it('signs in from a browser new to the address while wrong passwords hold it locked; the password stays locked', async () => {
     const { account, browser, sessionId } = await atCredentials();
     const sub = newSubject();
-    await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, email: account.email, email_verified: true } });
+    await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub, ...googleVerified(account.email) } });
     const meta = { accountId: account.id, method: 'password', reason: 'invalid_credentials', ip: null, userAgent: null };
     for (let i = 0; i < 10; i += 1) await recordFailure(t.ctx, account.email, meta).catch(() => {});
     expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
 
     const stranger = t.agent();
     const second = await startLogin(stranger, account.email);
-    const res = await roundTrip(stranger, google, loginPath('google', second), { account: { sub, email: account.email, email_verified: true } });
+    const res = await roundTrip(stranger, google, loginPath('google', second), { account: { sub, ...googleVerified(account.email) } });
     expect(locationOf(res)).toBe('/login/select-tenant');
     expect(setCookies(res).get('nyckel_session')).toMatch(/HttpOnly/);
     expect(await lockedSeconds(t.ctx, { email: account.email })).toBeGreaterThan(0);
@@ -130,7 +131,7 @@ describe('a linked identity', () => {
   it('takes the authenticator code after Google while the address is locked; wrong codes count in a lane of their own, 10 of them, then the lock holds', async () => {
     const account = await createTotpAccount(t.ctx);
     const sub = newSubject();
-    const googleAccount = { account: { sub, email: account.email, email_verified: true } };
+    const googleAccount = { account: { sub, ...googleVerified(account.email) } };
     /** A browser new to the address, through Google, at MfaRequired. */
     const throughGoogle = async () => {
       const browser = t.agent();
@@ -168,7 +169,7 @@ describe('a linked identity', () => {
 
   it('still needs the TOTP code when the account has one: back to /login at MfaRequired', async () => {
     const { account, browser, sessionId } = await atCredentials({ totp: 1 });
-    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub: newSubject(), email: account.email, email_verified: true } });
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub: newSubject(), ...googleVerified(account.email) } });
     const location = locationOf(res);
     expect(location).toBe(`/login?session_id=${encodeURIComponent(sessionId)}`);
     expect(setCookies(res).has('nyckel_session')).toBe(false);
@@ -179,9 +180,9 @@ describe('a linked identity', () => {
   it('of another account is refused for this one: oauth/identity_in_use', async () => {
     const first = await atCredentials();
     const sub = newSubject();
-    await roundTrip(first.browser, google, loginPath('google', first.sessionId), { account: { sub, email: first.account.email, email_verified: true } });
+    await roundTrip(first.browser, google, loginPath('google', first.sessionId), { account: { sub, ...googleVerified(first.account.email) } });
     const other = await atCredentials();
-    const res = await roundTrip(other.browser, google, loginPath('google', other.sessionId), { account: { sub, email: other.account.email, email_verified: true } });
+    const res = await roundTrip(other.browser, google, loginPath('google', other.sessionId), { account: { sub, ...googleVerified(other.account.email) } });
     expect(errorOf(locationOf(res))).toBe('oauth/identity_in_use');
     expect(await oidcCredentials(t, other.account.id)).toEqual([]);
   });
@@ -192,7 +193,7 @@ describe('refused callbacks link nothing', () => {
   async function pendingCallback(upstream: TestUpstream = google) {
     const { account, browser, sessionId } = await atCredentials();
     const authorization = await toProvider(browser, loginPath(upstream.kind, sessionId));
-    return { account, browser, sessionId, authorization, linking: { account: { sub: newSubject(), email: account.email, email_verified: true } } };
+    return { account, browser, sessionId, authorization, linking: { account: { sub: newSubject(), ...googleVerified(account.email) } } };
   }
 
   it('a replayed callback: oauth/state_mismatch', async () => {

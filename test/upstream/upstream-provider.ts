@@ -17,6 +17,8 @@ export interface UpstreamAccount {
   email?: string;
   /** Any value: the claim is released as given (omit it to leave it out). */
   email_verified?: unknown;
+  /** Google's Workspace domain of the account. */
+  hd?: string;
   name?: string;
 }
 
@@ -80,7 +82,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
       if (!account) return undefined;
       return { accountId: sub, claims: () => ({ ...account, ...(tenantId ? { tid: tenantId } : {}) }) as never };
     },
-    claims: { openid: ['sub', 'tid'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub', 'tid', 'hd'], email: ['email', 'email_verified'], profile: ['name'] },
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
