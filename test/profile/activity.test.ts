@@ -39,7 +39,7 @@ describe('GET /api/accounts/activity: sign-in method changes', () => {
     const { res: added } = await registerPasskey(browser, authenticatorFor(t), { name: 'Work laptop' });
     expect(added.status).toBe(201);
     expect((await browser.delete(`/auth/passkeys/${added.body.id}`)).status).toBe(204);
-    const identity = { provider: 'google' as const, issuer: 'https://accounts.google.com', subject: 'google-subject-4711', email: account.email, emailVerified: true, tenantId: null };
+    const identity = { provider: 'google' as const, issuer: 'https://accounts.google.com', subject: 'google-subject-4711', email: account.email, emailVerified: true, tenantId: null, hostedDomain: null };
     const linked = await linkIdentity(t.ctx, account.id, identity, 'profile', { ip: '203.0.113.9', userAgent: 'Test' });
     expect((await browser.delete(`/oauth2/userinfo/credentials/${linked}`)).status).toBe(204);
 
