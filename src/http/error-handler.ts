@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { failureOf, MailRefusedError } from '../mail/mail-failure.ts';
 import { countDependencyError } from '../observability/metrics.ts';
 import { AppError } from './app-error.ts';
 
@@ -37,6 +38,14 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     if (err.headers) res.set(err.headers);
     if (err.status >= 500) req.log?.warn({ type: err.type }, 'service error');
     res.status(err.status).json(err.toBody());
+    return;
+  }
+  if (err instanceof MailRefusedError) {
+    // The mail server refused this address (or this mail) for good: the person can only try
+    // another address, so a 4xx they can act on, not a 500. Unknown addresses are mailed too (the
+    // "no account" notice), so this answer says nothing about whether the address has an account.
+    req.log?.warn({ ...failureOf(err) }, 'mail refused');
+    res.status(422).json(new AppError('mail_undeliverable', 422, 'The mail server refused mail to this address').toBody());
     return;
   }
   const httpish = err as HttpishError;

@@ -16,6 +16,7 @@ import { hashPassword } from '../credentials/password/hashing.ts';
 import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { AppError } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
+import { failureOf } from '../mail/mail-failure.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { notifySecurityChange } from '../profile/security-notice.ts';
 import { signOutEverywhere } from '../profile/sessions.service.ts';
@@ -113,7 +114,7 @@ export async function requestPasswordReset(
     const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
     // The mail point was taken above for every address alike, known or not.
     sendMail(ctx, account.email, language, { kind: 'reset_link', link: link.link, minutes: resetTokenTtlSeconds / 60 }).catch(
-      (err: unknown) => ctx.logger.error({ err }, 'reset mail failed'),
+      (error: unknown) => ctx.logger.error({ ...failureOf(error) }, 'reset mail failed'),
     );
   }
   await floor;
@@ -189,8 +190,8 @@ export async function confirmPasswordReset(
     await notifySecurityChange(ctx, account.id, { change: 'password_created' }, { ip: input.client.ip, userAgent: input.client.userAgent });
   } else if (account) {
     const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
-    await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((err: unknown) =>
-      ctx.logger.error({ err }, 'password-changed mail failed'),
+    await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((error: unknown) =>
+      ctx.logger.error({ ...failureOf(error) }, 'password-changed mail failed'),
     );
   }
   return { type: row.type };

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import { countEmail } from '../observability/metrics.ts';
+import { mailErrorOf } from './mail-failure.ts';
+
+export { MailFailedError, MailRefusedError, MailUnavailableError } from './mail-failure.ts';
 
 export interface MailMessage {
   to: string;
@@ -35,20 +38,6 @@ export interface MailerOptions {
 export const smtpTimeouts = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 } as const;
 
 /**
- * nodemailer's codes for a mail server that could not be reached or stopped answering (refused,
- * unknown host, TLS failed, timed out, connection lost), as opposed to one that refused the message.
- */
-const unreachableCodes = new Set(['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS', 'ETLS']);
-
-/**
- * The mail server could not be reached: a call that had to mail answers 503 and may be retried,
- * as when PostgreSQL or Redis is down (src/http/error-handler.ts), not 500.
- */
-export class MailUnavailableError extends Error {
-  override name = 'MailUnavailableError';
-}
-
-/**
  * SMTP through nodemailer when SMTP_URL is set; otherwise each message is written to the outbox
  * folder as an .eml file. The log names the recipient and the kind of mail only: bodies hold codes
  * and links, and whoever reads the logs must not be able to sign in with what they find there.
@@ -64,9 +53,8 @@ export function createMailer(options: MailerOptions): Mailer {
     async send(message) {
       const info = await transport.sendMail({ from: options.from, ...message }).catch((error: unknown) => {
         countEmail('failed');
-        const code = (error as { code?: unknown } | null)?.code;
-        if (typeof code === 'string' && unreachableCodes.has(code)) throw new MailUnavailableError(`mail server unavailable (${code})`, { cause: error });
-        throw error;
+        // Never nodemailer's error, nor as a cause: it quotes the refused address (mail-failure.ts).
+        throw mailErrorOf(error);
       });
       countEmail('sent');
       if (!options.smtpUrl) {

@@ -16,8 +16,12 @@ declare module 'express-serve-static-core' {
 const secretInPath = /^(\/(?:login\/set-password|auth\/impersonate)\/)[^/?]+.*/i;
 /** Paths whose query strings may carry secrets: only the path is logged. */
 const pathOnly = /^\/oauth2(?:[/?]|$)/i;
-/** Query parameters that carry secrets anywhere else. */
-const secretParams = /([?&](?:token|code|otp|password|session_id)=)[^&]*/gi;
+/**
+ * Query parameters that carry secrets anywhere else, and those that carry an address: the login
+ * page's `email` (an application's `login_hint`, copied there by src/oidc/interaction.routes.ts)
+ * and `login_hint` itself. The access log must not become a list of who signs in.
+ */
+const secretParams = /([?&](?:token|code|otp|password|session_id|email|login_hint)=)[^&]*/gi;
 
 export function loggableUrl(url: string): string {
   if (secretInPath.test(url)) return url.replace(secretInPath, '$1[redacted]');

@@ -11,6 +11,7 @@ import { assertNotLocked, budgetKey, guesserFor, reserveAttempt } from '../login
 import { endSignInsInProgress } from '../login/login-session.ts';
 import { sendMail, takeMailPoint } from '../login/login-mail.ts';
 import { createResetLink, resetTokenTtlSeconds, revokeResetTokens } from '../login/reset.service.ts';
+import { failureOf } from '../mail/mail-failure.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { profileErrors } from './profile-errors.ts';
 import { assertRecentSignIn } from './signed-in.ts';
@@ -92,8 +93,8 @@ export async function changePassword(
   await endSignInsInProgress(ctx, account.id);
   const signedOut = input.sign_out_others ? (await signOutOtherSessions(ctx, provider, request)).sessions : 0;
   const language = chooseLanguage({ acceptLanguage: request.acceptLanguage, accountLocale: account.locale });
-  await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((err: unknown) =>
-    ctx.logger.error({ err }, 'password-changed mail failed'),
+  await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((error: unknown) =>
+    ctx.logger.error({ ...failureOf(error) }, 'password-changed mail failed'),
   );
   return { signed_out: signedOut };
 }
@@ -123,6 +124,6 @@ export async function sendPasswordSetupLink(ctx: Context, request: SessionReques
   });
   const language = chooseLanguage({ acceptLanguage: request.acceptLanguage, accountLocale: account.locale });
   await sendMail(ctx, account.email, language, { kind: 'password_setup_link', link, minutes: resetTokenTtlSeconds / 60 }).catch(
-    (err: unknown) => ctx.logger.error({ err }, 'password setup mail failed'),
+    (error: unknown) => ctx.logger.error({ ...failureOf(error) }, 'password setup mail failed'),
   );
 }

@@ -1,6 +1,7 @@
 import { findAccountById } from '../accounts/accounts.repository.ts';
 import type { Context } from '../context.ts';
 import { sendMail } from '../login/login-mail.ts';
+import { failureOf } from '../mail/mail-failure.ts';
 import type { SecurityChange } from '../mail/security-notice.template.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { countDelayedNotice } from '../observability/metrics.ts';
@@ -197,14 +198,4 @@ export function startNoticeRetries(ctx: NoticeContext, intervalMs = 60_000): () 
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/**
- * What went wrong, without the message: an SMTP refusal quotes the recipient ("550 <k.lind@…>:
- * Recipient address rejected"), and the log must not hold the address (mailer.ts maskAddress).
- */
-function failureOf(error: unknown): { error: string; code?: unknown; command?: unknown; response_code?: unknown } {
-  if (!(error instanceof Error)) return { error: typeof error };
-  const { code, command, responseCode } = error as Error & { code?: unknown; command?: unknown; responseCode?: unknown };
-  return { error: error.name, code, command, response_code: responseCode };
 }

@@ -11,6 +11,23 @@ export interface ReceivedMail {
   html: string;
 }
 
+/**
+ * How the server answers RCPT TO for an address it refuses, as a real one words it: `permanent`
+ * 550 (no such mailbox), `temporary` 450 (greylisted, try later). Both quote the address, as
+ * Postfix does, so a test sees whether it reaches a log.
+ */
+export type Refusal = 'permanent' | 'temporary';
+
+const refusals: Record<Refusal, { responseCode: number; text: (address: string) => string }> = {
+  permanent: { responseCode: 550, text: (address) => `5.1.1 <${address}>: Recipient address rejected: User unknown in local recipient table` },
+  temporary: { responseCode: 450, text: (address) => `4.2.0 <${address}>: Recipient address rejected: Greylisted, try again later` },
+};
+
+export interface MailServerOptions {
+  /** Addresses refused at RCPT TO from the start (more with `refuse`). */
+  refuse?: Record<string, Refusal>;
+}
+
 export interface MailServer {
   /** smtp://127.0.0.1:<port>, for createTestContext({ smtpUrl }). */
   url: string;
@@ -23,6 +40,8 @@ export interface MailServer {
    * waits for it up to `timeoutMs`.
    */
   waitFor(to: string, predicate?: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
+  /** From now on, refuses mail to `address` at RCPT TO (case-insensitive); `null` accepts it again. */
+  refuse(address: string, how: Refusal | null): void;
   close(): Promise<void>;
 }
 
@@ -31,7 +50,8 @@ export interface MailServer {
  * decoded just enough for Nyckel's mails: multipart, quoted-printable, base64 and RFC 2047
  * encoded subjects.
  */
-export async function startMailServer(): Promise<MailServer> {
+export async function startMailServer(options: MailServerOptions = {}): Promise<MailServer> {
+  const refused = new Map(Object.entries(options.refuse ?? {}).map(([address, how]) => [address.toLowerCase(), how]));
   const messages: ReceivedMail[] = [];
   const taken = new Set<ReceivedMail>();
   const listeners = new Set<() => void>();
@@ -39,6 +59,12 @@ export async function startMailServer(): Promise<MailServer> {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const how = refused.get(address.address.toLowerCase());
+      if (!how) return callback();
+      const { responseCode, text } = refusals[how];
+      callback(Object.assign(new Error(text(address.address)), { responseCode }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -79,6 +105,10 @@ export async function startMailServer(): Promise<MailServer> {
       });
       taken.add(mail);
       return mail;
+    },
+    refuse(address, how) {
+      if (how) refused.set(address.toLowerCase(), how);
+      else refused.delete(address.toLowerCase());
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

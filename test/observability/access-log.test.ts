@@ -55,6 +55,20 @@ describe('access log', () => {
     expect(JSON.stringify(lines)).not.toMatch(/secret|s3cr3t|123456|abc/);
   });
 
+  it("never logs a person's address from the query: the login page's email, an application's login_hint", async () => {
+    const { app, lines } = appLogging('info');
+    await request(app).get('/login?client_id=rp&email=k.lind%40example.com&lang=sv');
+    await request(app).post('/auth/login/start?client_id=rp&Email=k.lind@example.com').send({ email: 'k.lind@example.com' });
+    await request(app).get('/auth/upstream/google?login_hint=k.lind@example.com&emailed=1');
+    await settle();
+    expect(lines.map((line) => (line.req as { url: string }).url)).toEqual([
+      '/login?client_id=rp&email=[redacted]&lang=sv',
+      '/auth/login/start?client_id=rp&Email=[redacted]',
+      '/auth/upstream/google?login_hint=[redacted]&emailed=1',
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/k\.lind|example\.com/);
+  });
+
   it("gives handlers a logger bound to the request's id, and logs 5xx as errors", async () => {
     const { app, lines } = appLogging('info');
     await request(app).get('/fails');
