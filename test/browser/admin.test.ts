@@ -66,7 +66,7 @@ describe('console access', () => {
     expect(url.search).toBe('?from=%2Fadmin%2Faccounts%3Fx%3D1');
     await heading(page, 'admin.signin_required').waitFor();
     await page.getByText(t.en('admin.signin_body'), { exact: true }).waitFor();
-    expect(await signInLink(page).getAttribute('href')).toBe('/login');
+    expect(await signInLink(page).getAttribute('href')).toBe('/login?return_to=%2Fadmin%2Faccounts%3Fx%3D1');
     // "Try again" returns to where the visitor was.
     expect(await page.getByRole('link', { name: t.en('admin.retry'), exact: true }).getAttribute('href')).toBe('/admin/accounts?x=1');
     await h.shot('admin-signin-required');
@@ -84,7 +84,7 @@ describe('console access', () => {
     await page.waitForURL((url) => url.pathname === '/admin' && url.searchParams.get('from') === '/admin/invoice');
     await heading(page, 'admin.signin_required').waitFor();
     await page.getByText(t.en('admin.signin_body'), { exact: true }).waitFor();
-    expect(await signInLink(page).getAttribute('href')).toBe('/login');
+    expect(await signInLink(page).getAttribute('href')).toBe('/login?return_to=%2Fadmin%2Finvoice');
   });
 
   it('an operator signed in with the password alone is told a second factor is needed, and signs in with it back to the page', async () => {

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { newTotpSecret } from '../../src/credentials/totp/totp.ts';
 import { assertNotLocked, lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
@@ -103,6 +103,13 @@ async function requestResetLink(page: Page, email: string): Promise<string> {
   return /https?:\/\/\S+\/login\/set-password\/[^\s"<>]+/.exec(mail.text)![0];
 }
 
+/** Holds the next request to `url` until the test lets it go on (or fail): answers the held route. */
+function holdRequest(page: Page, url: string): Promise<Route> {
+  return new Promise((resolve) => {
+    void page.route(url, (route) => resolve(route), { times: 1 });
+  });
+}
+
 /** On Start again (focused after a restart error), Enter returns to the email step, email kept. */
 async function startAgain(page: Page, email: string) {
   await expectFocusOn(page, 'button', t.en('login.start_again'));
@@ -139,6 +146,38 @@ describe('password sign-in', () => {
     expect(await alertText(page)).toBe(t.en('errors.invalid_credentials'));
     expect(new URL(page.url()).pathname).toBe('/login');
     await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+  });
+
+  it('runs one sign-in at a time: the password waits for the passkey, the passkey for the password', async () => {
+    const { page } = h;
+    const { email, accountId } = await personWithTenant('petra', PASSWORD);
+    // Only offers the passkey button (the ceremony itself is never reached: its options are held).
+    await h.server.ctx.db('credentials').insert({ account_id: accountId, type: 'webauthn', subject: `passkey-${accountId}`, public_key: Buffer.from([1]) });
+    const passwordField = page.getByLabel(t.en('login.credentials.password'), { exact: true });
+    const passwordSubmit = page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true });
+    const passkeyButton = page.getByRole('button', { name: t.en('passkey.sign_in'), exact: true });
+
+    await openLogin(page);
+    await enterEmail(page, email);
+    await passwordField.fill('Wrong-Horse-42!');
+    const options = holdRequest(page, '**/auth/login/passkey/options');
+    await passkeyButton.click();
+    const heldOptions = await options;
+    expect(await passwordSubmit.isDisabled()).toBe(true);
+    expect(await passwordField.isDisabled()).toBe(true);
+    // No answer: the passkey attempt fails, the form is back, and focus is where the person was.
+    await heldOptions.abort('connectionfailed');
+    expect(await alertText(page)).toBe(t.en('errors.network_error'));
+    await expectFocusOn(page, 'button', t.en('passkey.sign_in'));
+    expect(await passwordSubmit.isDisabled()).toBe(false);
+
+    const verify = holdRequest(page, '**/auth/login/verify-password');
+    await passwordSubmit.click();
+    const heldVerify = await verify;
+    expect(await passkeyButton.isDisabled()).toBe(true);
+    await heldVerify.continue();
+    await page.getByText(t.en('errors.invalid_credentials'), { exact: true }).waitFor();
+    expect(await passkeyButton.isDisabled()).toBe(false);
   });
 });
 
@@ -397,6 +436,24 @@ describe('password reset', () => {
     await page.waitForURL((url) => url.pathname === '/login/reset-password');
     await page.getByRole('heading', { name: t.sv('reset.title'), exact: true }).waitFor();
     await page.getByLabel(t.sv('login.start.email'), { exact: true }).waitFor();
+  });
+
+  it('a link spent after the page opened it gives way to a new link, not a form that cannot work', async () => {
+    const { page } = h;
+    const { email, accountId } = await personWithTenant('linnea', PASSWORD);
+    const link = await requestResetLink(page, email);
+    await page.goto(link);
+    await page.getByLabel(t.en('password.new'), { exact: true }).fill('Spent-Link-Pass-9?');
+    await page.getByLabel(t.en('password.repeat'), { exact: true }).fill('Spent-Link-Pass-9?');
+    // Used meanwhile (another tab, another device): the server answers 406 reset_failed.
+    await h.server.ctx.db('password_reset_tokens').where({ account_id: accountId }).update({ used_at: new Date() });
+    await page.getByRole('button', { name: t.en('set_password.submit'), exact: true }).click();
+
+    expect(await alertText(page)).toBe(t.en('errors.password_reset_failed'));
+    await page.getByText(t.en('set_password.invalid_help'), { exact: true }).waitFor();
+    await expectFocusOn(page, 'a', t.en('set_password.new_link'));
+    expect(await page.getByRole('link', { name: t.en('app.back_to_login'), exact: true }).getAttribute('href')).toBe('/login');
+    expect(await page.getByLabel(t.en('password.new'), { exact: true }).count()).toBe(0);
   });
 
   it('after a refused request focus is back in the address field, to correct it', async () => {

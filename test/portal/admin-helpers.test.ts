@@ -130,12 +130,15 @@ describe('what a failed console call means', () => {
   });
 
   it('a role refusal, a spent budget or an unreachable service adds why to the failure message, as a sentence of its own', () => {
-    const t = (key: string) => ({ 'admin.role_refused': 'Not allowed.', 'errors.too_many_requests': 'Wait a moment.', 'admin.unavailable': 'Try again shortly.' })[key]!;
+    const t = (key: string) =>
+      ({ 'admin.role_refused': 'Not allowed.', 'errors.too_many_requests': 'Wait a moment.', 'admin.unavailable': 'Try again shortly.', 'admin.mail_undeliverable': 'Mail refused.' })[key]!;
     expect(failureText('Failed to send password reset email', apiError(503), t)).toBe('Failed to send password reset email. Try again shortly.');
     expect(failureText('Failed to unlock', apiError(403), t)).toBe('Failed to unlock. Not allowed.');
     expect(failureText('Failed to unlock', apiError(429), t)).toBe('Failed to unlock. Wait a moment.');
     // A message that already ends its sentence gets no second full stop.
     expect(failureText('Failed to save SMS settings.', apiError(429), t)).toBe('Failed to save SMS settings. Wait a moment.');
+    expect(failureText('Failed to send password reset email', apiError(422, 'mail_undeliverable'), t)).toBe('Failed to send password reset email. Mail refused.');
+    expect(failureText('Failed to save', apiError(422, 'validation_error'), t)).toBe('Failed to save');
     expect(failureText('Failed to unlock', apiError(409), t)).toBe('Failed to unlock');
     expect(failureText('Failed to unlock', new Error('x'), t)).toBe('Failed to unlock');
   });

@@ -9,6 +9,7 @@ import {
   LOGIN_ERROR_TYPES,
   loginErrorFrom,
   loginErrorFromType,
+  isSpentResetLink,
   resetRequestErrorKey,
 } from '../../portal/src/login/error-messages.ts';
 import { LOCK_WAIT_KEYS } from '../../portal/src/login/lock-wait.ts';
@@ -33,6 +34,8 @@ describe('login error messages (spec section 8)', () => {
     // The server has ended the login session: the code form must give way to Start again.
     ['mfa/retries-exceeded', 'Too many wrong codes, please sign in again', 'restart'],
     ['too_many_requests', 'Too many attempts. Please wait a moment and try again.', 'soft'],
+    // The mail server refuses the address (422): the email form stays, for another address.
+    ['mail_undeliverable', 'This address does not accept mail, so no code could be sent. Check the address, or use another one.', 'soft'],
     ['something_new', 'Failed to authenticate', 'soft'],
   ])('%s → "%s" (%s)', (type, text, kind) => {
     const result = loginErrorFrom(error(type));
@@ -118,10 +121,34 @@ describe('login error messages (spec section 8)', () => {
     ])('%s', (_name, failure, text) => {
       expect(confirmResetErrorText(failure, t)).toBe(text);
     });
+
+    // Only a spent or expired link makes the page give up the form for a new link.
+    it.each([
+      ['a used or expired link', error('reset_failed', 406, 'Password reset failed'), true],
+      ['no answer', { status: 0, detail: [] }, false],
+      ['service down', { status: 503, detail: [] }, false],
+      ['too many tries', error('too_many_requests', 429), false],
+      ['a weak password', error('weak_password', 422, 'Password is too common, choose another one'), false],
+      ['not an API error', new Error('boom'), false],
+    ])('the link is spent: %s → %s', (_name, failure, spent) => {
+      expect(isSpentResetLink(failure)).toBe(spent);
+    });
   });
 
   it('maps an error type passed in the query', () => {
     expect(loginErrorFromType('login_session_missing').kind).toBe('restart');
+  });
+
+  it.each([
+    // src/oidc/interaction.routes.ts: the application's sign-in request ended before the person finished.
+    ['interaction_expired', 'The sign-in took too long. Go back to the application and start again.', 'Inloggningen tog för lång tid. Gå tillbaka till programmet och börja om.'],
+    // An upstream sign-in that met a store or database outage comes back with the AppError's type.
+    ['service_unavailable', 'The service is temporarily unavailable. Please try again in a moment.', 'Tjänsten är tillfälligt otillgänglig. Försök igen om en stund.'],
+  ])('/login?error=%s says what happened, not "Failed to authenticate"', (type, english, swedish) => {
+    const result = loginErrorFromType(type);
+    expect(describeLoginError(result, (key) => translate(en, key))).toBe(english);
+    expect(describeLoginError(result, (key) => translate(sv, key))).toBe(swedish);
+    expect(result.kind).toBe('soft');
   });
 
   it('every mapped key exists in the English catalogue', () => {

@@ -104,7 +104,9 @@ describe('admin sign-in redirect', () => {
   });
 
   it.each([
-    ['no operator access: a plain sign-in', '/admin/invoice', false, '/login'],
+    ['no operator access: a plain sign-in, back to the console page', '/admin/invoice?x=1', false, '/login?return_to=%2Fadmin%2Finvoice%3Fx%3D1'],
+    ['no operator access, from no console path: a bare sign-in', 'https://evil.example', false, '/login'],
+    ['no operator access, no from at all', null, false, '/login'],
     ['a second factor: asked for, and back to the console page', '/admin/accounts?q=ann', true, '/login?second_factor=1&return_to=%2Fadmin%2Faccounts%3Fq%3Dann'],
     ['a second factor, from no console path: no return_to', 'https://evil.example', true, '/login?second_factor=1'],
     ['a second factor, from a path /login would not follow', '/admin/x y', true, '/login?second_factor=1'],
@@ -112,8 +114,8 @@ describe('admin sign-in redirect', () => {
     expect(adminLoginUrl(from, secondFactor)).toBe(url);
   });
 
-  it('its return_to is one /login follows when done', () => {
-    const query = new URL(adminLoginUrl('/admin/tokens/a%40b.se/42?x=1', true), origin).searchParams;
+  it.each([true, false])('its return_to is one /login follows when done (second factor %s)', (secondFactor) => {
+    const query = new URL(adminLoginUrl('/admin/tokens/a%40b.se/42?x=1', secondFactor), origin).searchParams;
     expect(doneTarget(done(), `?${query.toString()}`, origin)).toBe('/admin/tokens/a%40b.se/42?x=1');
   });
 

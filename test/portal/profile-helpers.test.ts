@@ -206,7 +206,7 @@ describe('back on /profile from linking Google or Microsoft', () => {
     ['?error=reauthentication_required', translate(en, 'upstream.errors.reauthentication_required'), translate(sv, 'upstream.errors.reauthentication_required')],
     ['?error=too_many_requests', 'Too many attempts. Please wait a moment and try again.', 'För många försök. Vänta en stund och försök igen.'],
     ['?error=oauth/something_new', 'An unexpected error occurred', 'Ett oväntat fel inträffade'],
-    ['?error=service_unavailable', 'An unexpected error occurred', 'Ett oväntat fel inträffade'],
+    ['?error=service_unavailable', 'The service is temporarily unavailable. Please try again in a moment.', 'Tjänsten är tillfälligt otillgänglig. Försök igen om en stund.'],
   ])('%s is told in the language in use when shown, not when it arrived', (search, english, swedish) => {
     // The account's saved language can switch the page after the message arrived.
     const message = upstreamArrival(search);

@@ -15,15 +15,17 @@ export function adminSignInUrl(pathname: string, search: string, secondFactor = 
 }
 
 /**
- * The notice's Sign in link. Without a second factor in the session, the password alone would be
- * refused again: /login asks for the passkey or the authenticator code, then returns to `from`.
+ * The notice's Sign in link: /login, then back to `from` (the console page the operator was on).
+ * Without a second factor in the session, the password alone would be refused again: /login is
+ * told to ask for the passkey or the authenticator code too.
  */
 export function adminLoginUrl(from: string | null, secondFactor: boolean): string {
-  if (!secondFactor) return '/login';
-  const query = new URLSearchParams({ [SECOND_FACTOR_PARAM]: '1' });
+  const query = new URLSearchParams();
+  if (secondFactor) query.set(SECOND_FACTOR_PARAM, '1');
   const back = localPath(safeAdminReturn(from));
   if (back) query.set('return_to', back);
-  return `/login?${query.toString()}`;
+  const search = query.toString();
+  return search ? `/login?${search}` : '/login';
 }
 
 /** The `from` value to return to, only when it is a console path (never an open redirect). */

@@ -6,10 +6,15 @@ import { isApiError } from '../api/client.ts';
  * not do this; a 429, that the action's budget is spent (a reset mail's per-address mail budget,
  * an account's unlocks or sign-outs this hour) and waiting helps; a 503, that something the
  * server needs (the database, the store, the mail server) could not be reached, and trying again
- * shortly may work.
+ * shortly may work; a 422 `mail_undeliverable`, that the mail server refuses the person's address.
  */
-export function failureText(message: string, error: unknown, t: (key: 'admin.role_refused' | 'errors.too_many_requests' | 'admin.unavailable') => string): string {
+export function failureText(
+  message: string,
+  error: unknown,
+  t: (key: 'admin.role_refused' | 'errors.too_many_requests' | 'admin.unavailable' | 'admin.mail_undeliverable') => string,
+): string {
   if (!isApiError(error)) return message;
+  if (error.detail[0]?.type === 'mail_undeliverable') return withReason(message, t('admin.mail_undeliverable'));
   if (error.status === 403) return withReason(message, t('admin.role_refused'));
   if (error.status === 429) return withReason(message, t('errors.too_many_requests'));
   if (error.status === 503) return withReason(message, t('admin.unavailable'));

@@ -49,6 +49,13 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
   weak_password: { key: 'errors.weak_password', kind: 'soft', useServerMessage: true },
   validation_error: { key: 'errors.validation_error', kind: 'soft', useServerMessage: true },
   network_error: { key: 'errors.network_error', kind: 'soft' },
+  // Passed in the query only (`/login?error=<type>`): an answer with status 503 is a network error.
+  service_unavailable: { key: 'errors.service_unavailable', kind: 'soft' },
+  // The application's sign-in request (the OIDC interaction) ended before the person finished:
+  // only the application can start a new one, so the message sends them back there.
+  interaction_expired: { key: 'errors.interaction_expired', kind: 'soft' },
+  // The mail server refused the address for good (src/mail/mail-failure.ts): only another address helps.
+  mail_undeliverable: { key: 'errors.mail_undeliverable', kind: 'soft' },
   // Back from Google or Microsoft (`/login?error=<type>`): the session, when still there, stays usable.
   'oauth/provider_not_configured': { key: 'upstream.errors.provider_not_configured', kind: 'soft' },
   'oauth/provider_unavailable': { key: 'upstream.errors.provider_unavailable', kind: 'soft' },
@@ -148,6 +155,14 @@ export function confirmResetErrorText(error: unknown, t: Translate): string {
   if (error.status === 429) return t('errors.too_many_requests');
   if (isPasswordRefusal(error)) return describeLoginError(loginErrorFrom(error), t);
   return t('errors.password_reset_failed');
+}
+
+/**
+ * The reset link was spent or expired after the page checked it (406 `reset_failed`, e.g. used in
+ * another tab): no password can be set with it any more, only a new link helps.
+ */
+export function isSpentResetLink(error: unknown): boolean {
+  return isErrorLike(error) && error.status === 406;
 }
 
 /** The server refused the new password itself (too common, too long): the person must change it. */

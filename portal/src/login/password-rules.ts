@@ -1,14 +1,11 @@
 /**
  * Password rules shown while a person creates a password (login step and set-password page).
  * The server enforces the same policy and stays the authority: when it refuses, its error shows.
+ * The rules are the server's own (src/credentials/password/policy.ts), checked the same way on the
+ * NFKC-normalised password, so the form never refuses a password the server would take (`§`, `€`,
+ * a space) nor ticks off one it would refuse; only "too common" and the upper length limit are
+ * left to the server.
  */
-
-/**
- * The special characters that satisfy the "special character" rule — exactly these 31:
- * ! @ # $ % ^ & * ( ) _ + - = [ ] { } ; ' : " \ | , . < > / ? ~
- * (no space, no backtick, no letters or digits from other scripts).
- */
-export const SPECIAL_CHARACTERS = `!@#$%^&*()_+-=[]{};':"\\|,.<>/?~`;
 
 /** Minimum length when creating a password. */
 export const MIN_CREATE_LENGTH = 9;
@@ -28,11 +25,13 @@ export const PASSWORD_RULE_KEYS: Record<PasswordRule, string> = {
   special: 'password.rules.special',
 };
 
-const checks: Record<PasswordRule, (password: string) => boolean> = {
-  length: (password) => [...password].length >= MIN_CREATE_LENGTH,
-  uppercase: (password) => /\p{Lu}/u.test(password),
-  digit: (password) => /[0-9]/.test(password),
-  special: (password) => [...password].some((char) => SPECIAL_CHARACTERS.includes(char)),
+/** Each rule on the normalised password, as policy.ts checks it. */
+const checks: Record<PasswordRule, (normalized: string) => boolean> = {
+  length: (normalized) => [...normalized].length >= MIN_CREATE_LENGTH,
+  uppercase: (normalized) => /\p{Lu}/u.test(normalized),
+  digit: (normalized) => /\p{Nd}/u.test(normalized),
+  // A special character is anything that is neither a letter nor a digit; the hint names examples.
+  special: (normalized) => /[^\p{L}\p{N}]/u.test(normalized),
 };
 
 export interface RuleResult {
@@ -41,11 +40,13 @@ export interface RuleResult {
 }
 
 export function checkPasswordRules(password: string): RuleResult[] {
-  return PASSWORD_RULES.map((rule) => ({ rule, met: checks[rule](password) }));
+  const normalized = password.normalize('NFKC');
+  return PASSWORD_RULES.map((rule) => ({ rule, met: checks[rule](normalized) }));
 }
 
 export function meetsCreateRules(password: string): boolean {
-  return PASSWORD_RULES.every((rule) => checks[rule](password));
+  const normalized = password.normalize('NFKC');
+  return PASSWORD_RULES.every((rule) => checks[rule](normalized));
 }
 
 /** Create-password form: every rule met and the repeat matches. Submit stays disabled otherwise. */

@@ -3,9 +3,12 @@ import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { availableTenants } from '../api/client.ts';
 import type { AvailableTenantsResponse, TenantSummary } from '../api/types.ts';
+import { ErrorAlert } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
+import { Button } from '../components/button.tsx';
 import { LoginGuard, useLoginEmail } from '../components/login-guard.tsx';
 import { useAutoFocus } from '../components/use-auto-focus.ts';
+import { useSignOut } from '../profile/sign-out.ts';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
 import { ACCESSED_TENANTS_KEY, daysSinceAccess, parseAccessedTenants, recordAccess, sortTenants, type AccessedTenants } from './tenants.ts';
 
@@ -65,11 +68,13 @@ interface TenantListProps {
   email: string | null;
 }
 
-function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
+export function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
   const { t } = useTranslation();
-  // Focus starts on the first tenant that can be opened, else on the sharing portal.
+  // Focus starts on the first tenant that can be opened, else on the sharing portal, else on
+  // signing out: with nowhere to go, using another account is the way on.
   const firstOpen = tenants.findIndex((tenant) => tenant.url);
   const portalRef = useAutoFocus<HTMLAnchorElement>(firstOpen === -1);
+  const nowhereToGo = firstOpen === -1 && !answer.is_stakeholder;
   return (
     <AuthLayout brand={answer.is_stakeholder && tenants.length === 0 ? t('app.sharing_portal') : undefined}>
       <section className="step">
@@ -88,8 +93,31 @@ function TenantList({ answer, tenants, accessed, email }: TenantListProps) {
             {t('tenants.sharing_portal')}
           </a>
         )}
+        <SignOutAction prominent={nowhereToGo} />
       </section>
     </AuthLayout>
+  );
+}
+
+/**
+ * Sign out of this browser and start again at /login: for a person signed in with another account
+ * than the one they meant, or with one that has no access yet.
+ */
+function SignOutAction({ prominent }: { prominent: boolean }) {
+  const { t } = useTranslation();
+  const { pending, failed, signOut } = useSignOut();
+  const ref = useAutoFocus<HTMLButtonElement>(prominent);
+  // The button was disabled while signing out: after a failure focus goes back to it.
+  useEffect(() => {
+    if (failed) ref.current?.focus();
+  }, [failed, ref]);
+  return (
+    <>
+      <Button ref={ref} type="button" variant={prominent ? 'secondary' : 'link'} loading={pending} onClick={() => void signOut()}>
+        {t('tenants.sign_out')}
+      </Button>
+      <ErrorAlert message={failed ? t('tenants.sign_out_failed') : null} />
+    </>
   );
 }
 

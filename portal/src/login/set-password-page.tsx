@@ -8,7 +8,7 @@ import { Button } from '../components/button.tsx';
 import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
-import { confirmResetErrorText, isPasswordRefusal } from './error-messages.ts';
+import { confirmResetErrorText, isPasswordRefusal, isSpentResetLink } from './error-messages.ts';
 import { SET_PASSWORD_PROBLEM_KEYS, setPasswordProblem, visibleSetPasswordProblem } from './password-rules.ts';
 
 type Status = 'checking' | 'invalid' | 'ready' | 'saving' | 'done';
@@ -61,6 +61,11 @@ export function SetPasswordPage({ token }: { token: string }) {
       setStatus('done');
     } catch (failure) {
       setError(confirmResetErrorText(failure, t));
+      // Spent or expired meanwhile: the form can no longer work, so it gives way to a new link.
+      if (isSpentResetLink(failure)) {
+        setStatus('invalid');
+        return;
+      }
       setStatus('ready');
       setRefusal({ target: isPasswordRefusal(failure) ? 'password' : 'submit' });
     }
@@ -71,7 +76,7 @@ export function SetPasswordPage({ token }: { token: string }) {
       <section className="step">
         <h1 id="set-password-title">{status === 'done' ? t('success.new_password_set') : t('set_password.title')}</h1>
         {status === 'checking' && <p role="status">{t('set_password.checking')}</p>}
-        {status === 'invalid' && <InvalidLink />}
+        {status === 'invalid' && <InvalidLink message={error ?? t('errors.invalid_or_expired_token')} />}
         {(status === 'ready' || status === 'saving') && (
           <form
             className="form"
@@ -115,18 +120,19 @@ export function SetPasswordPage({ token }: { token: string }) {
 }
 
 /**
- * A used or expired link: say so and lead on, so a locked-out person need not type a URL. Focus
- * goes to the new link (the alert is read out as it appears). The language stays, as these are
- * in-page navigations; a `lang` in the query goes along too, for pages that read it.
+ * A used or expired link (found on opening it, or when setting the password): say so and lead on,
+ * so a locked-out person need not type a URL. Focus goes to the new link (the alert is read out as
+ * it appears). The language stays, as these are in-page navigations; a `lang` in the query goes
+ * along too, for pages that read it.
  */
-function InvalidLink() {
+function InvalidLink({ message }: { message: string }) {
   const { t } = useTranslation();
   const lang = new URLSearchParams(useSearch()).get('lang');
   const query = lang ? `?${new URLSearchParams({ lang })}` : '';
   const newLinkRef = useAutoFocus<HTMLAnchorElement>();
   return (
     <>
-      <ErrorAlert message={t('errors.invalid_or_expired_token')} />
+      <ErrorAlert message={message} />
       <p>{t('set_password.invalid_help')}</p>
       <Link ref={newLinkRef} href={`/login/reset-password${query}`} className="btn btn-primary">
         {t('set_password.new_link')}

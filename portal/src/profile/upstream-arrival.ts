@@ -35,6 +35,8 @@ export function upstreamArrival(search: string): SwitchMessage | null {
   if (error === 'reauthentication_required') return { kind: 'error', key: 'upstream.errors.reauthentication_required', reauth: true };
   // The per-IP budget of the link routes (the server redirects with it rather than answer JSON).
   if (error === 'too_many_requests') return { kind: 'error', key: 'errors.too_many_requests' };
+  // A store or the database was down while the link was being made.
+  if (error === 'service_unavailable') return { kind: 'error', key: 'errors.service_unavailable' };
   const type = error.startsWith('oauth/') ? error.slice('oauth/'.length) : '';
   return { kind: 'error', key: UPSTREAM_ERRORS.has(type) ? `upstream.errors.${type}` : 'errors.unexpected_error' };
 }

@@ -26,6 +26,11 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
   const { state, sessionId } = flow;
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
+  // One sign-in at a time: the password form waits while the passkey sign-in runs (and the passkey
+  // button while the password is verified). A failed attempt gives focus back to its own control.
+  const [passkeyPending, setPasskeyPending] = useState(false);
+  const [lastAttempt, setLastAttempt] = useState<'password' | 'passkey'>('password');
+  const busy = state.pending || passkeyPending;
   // Every configured provider: a first sign-in with a verified matching email links itself.
   const configured = useConfiguredProviders();
   const providers = credentialButtons(configured);
@@ -57,10 +62,26 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
   ) : undefined;
 
   return (
-    <StepFrame flow={flow} title={title} intro={intro} lockedHint={providers.length > 0 ? t('login.locked_other_ways') : passkey ? t('login.locked_passkey') : undefined}>
+    <StepFrame
+      flow={flow}
+      title={title}
+      intro={intro}
+      lockedHint={providers.length > 0 ? t('login.locked_other_ways') : passkey ? t('login.locked_passkey') : undefined}
+      errorFocus={lastAttempt === 'passkey' ? passkeyRef : undefined}
+    >
       {(providers.length > 0 || passkey) && (
         <div className="provider-buttons">
-          {passkey && <PasskeyButton flow={flow} buttonRef={passkeyRef} />}
+          {passkey && (
+            <PasskeyButton
+              flow={flow}
+              buttonRef={passkeyRef}
+              pending={passkeyPending}
+              onPendingChange={(pending) => {
+                setPasskeyPending(pending);
+                if (pending) setLastAttempt('passkey');
+              }}
+            />
+          )}
           {providers.map((provider, index) => (
             <a
               key={provider}
@@ -83,7 +104,8 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
           className="form"
           onSubmit={(event) => {
             event.preventDefault();
-            if (!password) return;
+            if (!password || busy) return;
+            setLastAttempt('password');
             void flow.submit((id) => verifyPassword({ session_id: id, email: state.email, password, remember }));
           }}
         >
@@ -98,16 +120,16 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
               autoComplete="current-password"
               autoFocus={!passkeyFirst}
               required
-              disabled={state.pending}
+              disabled={busy}
               value={password}
               onChange={(event) => setPassword(event.target.value)}
             />
           </div>
           <label className="checkbox">
-            <input type="checkbox" checked={remember} disabled={state.pending} onChange={(event) => setRemember(event.target.checked)} />
+            <input type="checkbox" checked={remember} disabled={busy} onChange={(event) => setRemember(event.target.checked)} />
             {t('login.credentials.remember')}
           </label>
-          <Button loading={state.pending} disabled={!password}>
+          <Button loading={state.pending} disabled={!password || passkeyPending}>
             {t('login.credentials.submit')}
           </Button>
           <Link

@@ -1,4 +1,4 @@
-import { useState, type Ref } from 'react';
+import { useEffect, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { offersPasskey, passkeyProblem, passkeysSupported, PASSKEY_PROBLEM_KEYS, signInWithPasskey, type PasskeyProblem } from '../../api/passkeys.ts';
 import type { LoginSessionResponse } from '../../api/types.ts';
@@ -13,7 +13,10 @@ export function passkeyOffered(session: LoginSessionResponse | null): boolean {
 
 interface PasskeyButtonProps {
   flow: LoginFlow;
-  buttonRef?: Ref<HTMLButtonElement>;
+  buttonRef: RefObject<HTMLButtonElement | null>;
+  /** True while the passkey sign-in runs; the step keeps its password form waiting meanwhile. */
+  pending: boolean;
+  onPendingChange: (pending: boolean) => void;
 }
 
 /**
@@ -21,16 +24,21 @@ interface PasskeyButtonProps {
  * failures (cancelled, not allowed here, unknown passkey, not verified, network) are told here,
  * under the button, and leave the step as it was; every other answer goes to the sign-in flow,
  * which follows the next state (normally Done) or shows its own error (session expired, locked).
+ * The button is disabled while the password is being verified, so only one sign-in runs at a time.
  */
-export function PasskeyButton({ flow, buttonRef }: PasskeyButtonProps) {
+export function PasskeyButton({ flow, buttonRef, pending, onPendingChange }: PasskeyButtonProps) {
   const { t } = useTranslation();
   const { state, sessionId, dispatch } = flow;
-  const [pending, setPending] = useState(false);
   const [problem, setProblem] = useState<PasskeyProblem | null>(null);
+  // The button was disabled while the attempt ran, so focus was lost: a failed attempt gives it back.
+  const [failures, setFailures] = useState(0);
+  useEffect(() => {
+    if (failures > 0) buttonRef.current?.focus();
+  }, [failures, buttonRef]);
 
   const signIn = async () => {
     setProblem(null);
-    setPending(true);
+    onPendingChange(true);
     try {
       const answer = await signInWithPasskey(sessionId);
       dispatch({ type: 'answered', session: answer });
@@ -38,8 +46,9 @@ export function PasskeyButton({ flow, buttonRef }: PasskeyButtonProps) {
       const found = passkeyProblem(error);
       if (found) setProblem(found);
       else dispatch({ type: 'failed', error });
+      setFailures((count) => count + 1);
     } finally {
-      setPending(false);
+      onPendingChange(false);
     }
   };
 

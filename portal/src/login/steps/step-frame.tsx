@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
@@ -14,10 +14,12 @@ interface StepFrameProps {
   cancellable?: boolean;
   /** Said under an `account_locked` error: what still works while the lock holds the password. */
   lockedHint?: string;
+  /** Where focus goes after a failed attempt instead of the first input: the control that made it. */
+  errorFocus?: RefObject<HTMLElement | null> | undefined;
   children: ReactNode;
 }
 
-export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, children }: StepFrameProps) {
+export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, errorFocus, children }: StepFrameProps) {
   const { t } = useTranslation();
   const { state } = flow;
   const sectionRef = useRef<HTMLElement>(null);
@@ -26,15 +28,15 @@ export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, 
   // or no new code will be sent), so its form gives way to Start again.
   const ended = state.error?.kind === 'restart' && state.step !== 'Start';
 
-  // After a failed attempt the inputs were disabled while it ran: put focus back on the first one,
-  // or on Start again when the step has ended.
+  // After a failed attempt the inputs were disabled while it ran: put focus back on the first one
+  // (or on the control the step names), or on Start again when the step has ended.
   useEffect(() => {
     if (!state.error || state.pending) return;
     const target = ended
       ? restartRef.current
-      : sectionRef.current?.querySelector<HTMLInputElement>('input:not([type="hidden"]):not([hidden]):not(:disabled)');
+      : (errorFocus?.current ?? sectionRef.current?.querySelector<HTMLInputElement>('input:not([type="hidden"]):not([hidden]):not(:disabled)'));
     target?.focus();
-  }, [state.error, state.pending, ended]);
+  }, [state.error, state.pending, ended, errorFocus]);
 
   return (
     <section className="step" ref={sectionRef}>
