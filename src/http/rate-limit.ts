@@ -5,6 +5,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Context } from '../context.ts';
 import { StoreUnavailableError } from '../store/store.ts';
 import { errors } from './app-error.ts';
+import { ipBudgetKey } from './ip-key.ts';
 
 export interface LimitRule {
   points: number;
@@ -55,7 +56,8 @@ export function createRateLimits<N extends string = LimitName>(
     }),
   ) as Record<N, RateLimiterAbstract>;
 
-  const keyOf = (name: N, key: string) => (name === 'ip' ? key : hashKey(key));
+  // An address's budget is its /64 when it is IPv6 (ip-key.ts); every other key is hashed.
+  const keyOf = (name: N, key: string) => (name === 'ip' ? ipBudgetKey(key) : hashKey(key));
   return {
     async consume(name, key) {
       try {

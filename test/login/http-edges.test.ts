@@ -134,4 +134,14 @@ describe('rate limits', () => {
     await limits.consume('email', 'Someone@Example.com');
     await expect(limits.consume('email', ' someone@example.com')).rejects.toMatchObject({ type: 'too_many_requests' });
   });
+
+  it('an IPv6 sender\'s budget is its /64: hopping between its addresses buys nothing', async () => {
+    const { createRateLimits } = await import('../../src/http/rate-limit.ts');
+    const limits = createRateLimits(t.ctx, { ip: { points: 2, duration: 60 }, email: { points: 1, duration: 60 }, mail: { points: 1, duration: 60 } });
+    await limits.consume('ip', '2001:db8:7:1::1');
+    await limits.consume('ip', '2001:db8:7:1::2');
+    await expect(limits.consume('ip', '2001:db8:7:1:ffff::3')).rejects.toMatchObject({ type: 'too_many_requests' });
+    // The neighbouring /64 is another sender.
+    await limits.consume('ip', '2001:db8:7:2::1');
+  });
 });
