@@ -95,6 +95,6 @@ export async function createApp(ctx: Context): Promise<App> {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  // The back channel (token, introspection, revocation) is served before Express: src/oidc/back-channel.ts.
+  // The back channel (token, introspection, revocation, PAR) is served before Express: src/oidc/back-channel.ts.
   return { app: createHttpHandler(ctx, oauth, app), provider };
 }

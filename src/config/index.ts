@@ -89,7 +89,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
-    cookieSecrets: Object.freeze((env.COOKIE_SECRETS ?? devSecrets!.cookieSecret).split(',').map((s) => s.trim())),
+    cookieSecrets: Object.freeze(env.COOKIE_SECRETS ?? [devSecrets!.cookieSecret]),
     encryptionKey: Buffer.from(env.ENCRYPTION_KEY ?? devSecrets!.encryptionKey, 'base64'),
     seedDemo: env.SEED_DEMO ?? (!production && !env.DATABASE_URL),
     logLevel: env.LOG_LEVEL,

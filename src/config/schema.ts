@@ -18,6 +18,22 @@ const url = (protocols: string[]) =>
   }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
 
 /**
+ * COOKIE_SECRETS as its list. Each secret is checked, not only the whole value: cookies verify
+ * against any listed secret, so an empty one (a trailing comma) or a short one would let anyone
+ * sign a cookie. The message says which secret, never what it is.
+ */
+const cookieSecrets = z
+  .string()
+  .transform((value) => value.split(',').map((secret) => secret.trim()))
+  .superRefine((secrets, ctx) => {
+    secrets.forEach((secret, index) => {
+      if (secret.length >= 32) return;
+      const problem = secret === '' ? 'is empty (a stray comma?)' : 'is shorter than 32 characters';
+      ctx.addIssue({ code: 'custom', message: `secret ${index + 1} of ${secrets.length} ${problem}` });
+    });
+  });
+
+/**
  * Every environment variable Nyckel reads, with its default and a one-line description.
  * `.env.example` and the README's configuration table list the same keys.
  */
@@ -42,8 +58,8 @@ export const envSchema = z.object({
   SMTP_URL: optional(url(['smtp:', 'smtps:'])),
   /** Sender address of every email. */
   MAIL_FROM: z.string().min(3).default('Nyckel <no-reply@localhost>'),
-  /** Comma-separated secrets signing cookies, newest first. Required in production. */
-  COOKIE_SECRETS: optional(z.string().min(32)),
+  /** Comma-separated secrets signing cookies, newest first, each at least 32 characters. Required in production. */
+  COOKIE_SECRETS: optional(cookieSecrets),
   /** Base64 key (32 bytes) encrypting secrets at rest (TOTP seeds). Required in production. */
   ENCRYPTION_KEY: optional(z.string().regex(/^[A-Za-z0-9+/]{43}=?$/, 'must be 32 bytes in base64')),
   /** Seed the demo data on start (never allowed in production). */
@@ -58,7 +74,7 @@ export const envSchema = z.object({
   SESSION_IDLE_MINUTES: z.coerce.number().int().min(5).max(720).default(30),
   /** Days a remembered device skips the TOTP step. */
   REMEMBER_DEVICE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-  /** Calls per minute one client may make to the token, introspection and revocation endpoints (twice that per IP). */
+  /** Calls per minute one client may make to the token, introspection, revocation and PAR endpoints (twice that per IP). */
   OAUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
   /** Bearer token that reads /metrics; without one /metrics is open in development and off in production. */
   METRICS_TOKEN: optional(z.string().min(16)),

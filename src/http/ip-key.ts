@@ -8,6 +8,8 @@ import ipaddr from 'ipaddr.js';
  * Anything that is not an address (no socket address: 'unknown') is kept as it is.
  */
 export function ipBudgetKey(ip: string): string {
+  // IPv4 as Node reports it (the common case, on every token request): nothing to parse.
+  if (!ip.includes(':')) return ip;
   if (!ipaddr.isValid(ip)) return ip;
   const address = ipaddr.process(ip);
   if (address.kind() === 'ipv4') return address.toString();

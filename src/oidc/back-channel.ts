@@ -9,8 +9,20 @@ import { createOAuthEndpointLimits, storeDownRefusal, type Refusal } from './end
 /** Where oidc-provider is mounted. */
 export const oauthMount = '/oauth2';
 
-/** The back-channel endpoints relying parties call from their servers. */
-const backChannelPaths = new Set(['token', 'introspect', 'revoke'].map((name) => `${oauthMount}/${name}`));
+/**
+ * oidc-provider's routes (provider.ts) for the endpoints that authenticate the client: the back
+ * channel relying parties call from their servers, and pushed authorization requests (PAR, RFC
+ * 9126), which take the same client credentials. Each is held to the budgets below; a route left
+ * out would let client secrets be guessed there as fast as the server answers.
+ */
+export const clientAuthenticatedRoutes = {
+  token: '/token',
+  introspection: '/introspect',
+  revocation: '/revoke',
+  pushed_authorization_request: '/par',
+} as const;
+
+const backChannelPaths = new Set(Object.values(clientAuthenticatedRoutes).map((path) => `${oauthMount}${path}`));
 
 /**
  * The metrics route of a back-channel request, or undefined for any other request. oidc-provider
@@ -26,7 +38,7 @@ export function backChannelRoute(method: string | undefined, url: string | undef
 }
 
 /**
- * The HTTP entry point: the back channel (token, introspection, revocation) goes straight to
+ * The HTTP entry point: the back channel (token, introspection, revocation, PAR) goes straight to
  * oidc-provider, everything else to Express (`rest`).
  *
  * A relying party's server calls the back channel on every sign-in and every refresh, and none of

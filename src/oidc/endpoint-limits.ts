@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { Context } from '../context.ts';
+import { ipBudgetKey } from '../http/ip-key.ts';
 import { BatchedWindowLimiter, type LimitAnswer } from '../http/batched-limit.ts';
 
 /** A request refused before it reaches oidc-provider: status, headers and the RFC 6749 body. */
@@ -17,15 +18,21 @@ export const storeDownRefusal: Refusal = {
 };
 
 /**
- * Budgets for the token, introspection and revocation endpoints, per client and per IP. An RP's
- * backend serves all its users from few addresses, so the IP budget is twice the client's. The
- * client is read from HTTP Basic credentials only: the form body belongs to oidc-provider and is
- * not parsed here, so public clients (no Basic header) are held to the IP budget.
+ * Budgets for the endpoints that authenticate the client (token, introspection, revocation, PAR),
+ * per client and per IP. An RP's backend serves all its users from few addresses, so the IP budget
+ * is twice the client's.
  *
  * The client's budget is counted before oidc-provider authenticates the client, so it is kept per
  * client_id *and* presented secret (an HMAC of it, never the secret itself, names the counter):
  * only someone holding the secret spends the relying party's budget. Anyone else sending its
- * client_id with a wrong secret spends a budget of their own guess, and their address's.
+ * client_id with a wrong secret spends a budget of their own guess, and their address's: the IP
+ * budget is what bounds guessing a secret.
+ *
+ * The client is read from HTTP Basic credentials only. A request without them (a public client,
+ * or client_secret_post) is held to its address's budget. Its form body is left to oidc-provider:
+ * read here, the stream would be gone and oidc-provider would fall back to a pre-parsed body,
+ * without its own size and length checks, on every public client's token request; and a public
+ * client named in a body proves nothing, so anyone could spend its budget for all its users.
  *
  * These budgets stop an RP or an address from flooding the endpoints; the requests carry codes
  * and tokens nobody can guess, so they need not be exact to the request across instances and are
@@ -47,7 +54,7 @@ export function createOAuthEndpointLimits(ctx: Pick<Context, 'store' | 'config'>
   return (ip: string, authorization: string | undefined): Refusal | undefined | Promise<Refusal | undefined> => {
     const credentials = basicCredentials(authorization);
     const clientKey = credentials && `${credentials.clientId}:${createHmac('sha256', namingKey).update(credentials.secret).digest('base64url').slice(0, 22)}`;
-    const answers = [byIp.hit(ip), clientKey === undefined ? undefined : byClient.hit(clientKey)];
+    const answers = [byIp.hit(ipBudgetKey(ip)), clientKey === undefined ? undefined : byClient.hit(clientKey)];
     if (!answers.some((answer) => answer instanceof Promise)) return refusalOf(answers as (LimitAnswer | undefined)[]);
     return Promise.all(answers).then(refusalOf);
   };

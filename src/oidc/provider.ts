@@ -5,6 +5,7 @@ import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
+import { clientAuthenticatedRoutes } from './back-channel.ts';
 import { logProviderErrors } from './error-log.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
@@ -53,10 +54,14 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     }
   }
 
+  // What runs inside oidc-provider's own requests (the login prompt's checks, the silent sign-in,
+  // its middleware, extra token claims) reads the store through this context, failing closed as
+  // the adapters do: oidc-provider turns an error without a status into 500 server_error.
+  const inProvider: Context = { ...ctx, store: failClosed(ctx.store) };
   const keys = await loadSigningKeys(ctx);
-  const impersonationOf = (token: ImpersonationMarks) => impersonationOfToken(ctx, token);
+  const impersonationOf = (token: ImpersonationMarks) => impersonationOfToken(inProvider, token);
   const policy = interactionPolicy.base();
-  for (const check of [portalSessionCheck(ctx), ...impersonationChecks(ctx)]) policy.get('login')!.checks.add(check);
+  for (const check of [portalSessionCheck(inProvider), ...impersonationChecks(inProvider)]) policy.get('login')!.checks.add(check);
 
   const configuration: Configuration = {
     adapter: Adapter as Configuration['adapter'],
@@ -72,13 +77,11 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     },
     routes: {
       authorization: '/authorize',
-      token: '/token',
       userinfo: '/userinfo',
       jwks: '/jwks',
-      revocation: '/revoke',
-      introspection: '/introspect',
       end_session: '/logout',
-      pushed_authorization_request: '/par',
+      // token, introspect, revoke, par: rate-limited before they reach oidc-provider.
+      ...clientAuthenticatedRoutes,
     },
     scopes,
     claims: {
@@ -106,9 +109,11 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
-      // A client learns about its own tokens only: the relying parties are tenants' separate
-      // applications, none of them a resource server for another's tokens.
+      // A client learns about, and revokes, its own tokens only: the relying parties are tenants'
+      // separate applications, none of them a resource server for another's tokens. Another
+      // client's token is answered as an unknown one (introspection: inactive; revocation: 200
+      // with no effect, where oidc-provider's default answers 400 and so tells it the token is live).
+      revocation: { enabled: true, allowedPolicy: (_koa, client, token) => token.clientId === client.clientId },
       introspection: { enabled: true, allowedPolicy: (_koa, client, token) => token.clientId === client.clientId },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       userinfo: { enabled: true },
@@ -157,9 +162,9 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
   logProviderErrors(provider, ctx.logger);
-  signInSilentRequests(ctx, provider);
+  signInSilentRequests(inProvider, provider);
   provider.use(settleTokenRequests(provider, ctx.store));
-  provider.use(recordSigningIn(ctx));
+  provider.use(recordSigningIn(inProvider));
   // Unknown paths and methods under /oauth2 answer in the OAuth error shape, not Koa's plain text.
   provider.use(async (koa, next) => {
     await next();

@@ -69,6 +69,28 @@ describe('loadConfig', () => {
     },
   );
 
+  const secret = randomBytes(32).toString('base64url');
+  it.each([
+    ['a trailing comma (an empty secret)', `${secret},`],
+    ['an empty secret between two', `${secret},,${secret}`],
+    ['a blank secret', `${secret},   `],
+    ['a one-character secret after a good one', `${secret},x`],
+    ['a short secret before a good one', `short-secret-of-31-characters!!,${secret}`],
+  ])('refuses COOKIE_SECRETS with %s, naming the variable and not the value', (_case, value) => {
+    // Cookies verify against any listed secret: an empty or short one would let anyone sign them.
+    for (const env of [{ ...production, COOKIE_SECRETS: value }, { NODE_ENV: 'test', COOKIE_SECRETS: value }]) {
+      const message = configError(env).message;
+      expect(message).toMatch(/^Invalid COOKIE_SECRETS: /);
+      expect(message).not.toContain(secret);
+      expect(message).not.toContain('short-secret');
+    }
+  });
+
+  it('accepts several COOKIE_SECRETS, trimmed, newest first', () => {
+    const older = randomBytes(32).toString('base64url');
+    expect(loadConfig({ ...production, COOKIE_SECRETS: ` ${secret} , ${older}` }).cookieSecrets).toEqual([secret, older]);
+  });
+
   it('refuses demo data in production', () => {
     expect(configError({ ...production, SEED_DEMO: 'true' }).message).toContain('SEED_DEMO');
   });

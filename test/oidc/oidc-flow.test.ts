@@ -139,6 +139,35 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(await client.tokenIntrospection(one, tokens.access_token)).toMatchObject({ active: true, client_id: 'rp-one' });
   });
 
+  it("leaves another client's tokens alone at revocation, answering as for an unknown token", async () => {
+    const one = await discover('rp-one');
+    const authorization = await authorizationRequest(one);
+    const tokens = await exchange(one, await codeFrom(new BrowserLike(server.base), authorization), authorization);
+    const revoke = async (clientId: string, token: string) => {
+      const res = await fetch(`${server.issuer}/revoke`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-0123456789`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ token }),
+      });
+      return { status: res.status, body: await res.text() };
+    };
+    const unknown = await revoke('rp-two', 'not-a-token');
+    expect(unknown).toEqual({ status: 200, body: '' });
+    expect(await revoke('rp-two', tokens.access_token)).toEqual(unknown);
+    expect(await revoke('rp-two', tokens.refresh_token!)).toEqual(unknown);
+    expect(await client.tokenIntrospection(one, tokens.access_token)).toMatchObject({ active: true, client_id: 'rp-one' });
+    expect(await client.tokenIntrospection(one, tokens.refresh_token!)).toMatchObject({ active: true, client_id: 'rp-one' });
+    await expect(client.fetchUserInfo(one, tokens.access_token, tokens.claims()!.sub)).resolves.toMatchObject({ email: 'rp-user@example.com' });
+
+    // Its own client still revokes them (the refresh token with every token of its grant).
+    expect(await revoke('rp-one', tokens.refresh_token!)).toEqual({ status: 200, body: '' });
+    expect(await client.tokenIntrospection(one, tokens.refresh_token!)).toEqual({ active: false });
+    expect(await client.tokenIntrospection(one, tokens.access_token)).toEqual({ active: false });
+  });
+
   it('revokes the whole grant when a rotated refresh token is replayed', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
@@ -779,6 +808,40 @@ describe('the back-channel endpoints', () => {
     expect(statuses[6]).toBe(429);
     // Another address has a budget of its own.
     expect(await revoke('203.0.113.21')).not.toBe(429);
+  });
+
+  it("hold pushed authorization requests to the same budgets: the client's, and the address's, which bounds secret guessing", async () => {
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited-par', redirect_uris: [redirectUri], client_secret: 'rp-limited-par-secret-012345' });
+    const push = async (secret: string, address: string) => {
+      const res = await fetch(`${limited.issuer}/par`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`rp-limited-par:${secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-forwarded-for': address,
+        },
+        body: new URLSearchParams({
+          client_id: 'rp-limited-par',
+          response_type: 'code',
+          redirect_uri: redirectUri,
+          scope: 'openid',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        }),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+    };
+    const owner = [];
+    for (let i = 0; i < 4; i += 1) owner.push(await push('rp-limited-par-secret-012345', '203.0.113.50'));
+    expect(owner.map((answer) => answer.status)).toEqual([201, 201, 201, 429]);
+    expect(owner[0]!.body).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/) });
+    expect(owner[3]!.body).toMatchObject({ error: 'slow_down' });
+    // Each guess is a budget of its own (only the secret's holder spends the client's); the
+    // address's budget, twice a client's, is what ends them.
+    const guesses = [];
+    for (let i = 0; i < 7; i += 1) guesses.push((await push(`guessed-secret-${i}`, '203.0.113.51')).status);
+    expect(guesses).toEqual([401, 401, 401, 401, 401, 401, 429]);
   });
 
   it('are measured per endpoint in /metrics', async () => {

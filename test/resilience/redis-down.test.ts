@@ -5,7 +5,8 @@ import { createTestDb } from '../helpers/context.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
 import { startRelay, type Relay } from '../helpers/tcp-relay.ts';
 import { codeFrom } from '../login/journey.ts';
-import { authorizationCode, BrowserLike, exchangeCode, registerRelyingParty, untilAvailable } from './journeys.ts';
+import { providerSessionCookie } from '../../src/oidc/provider.ts';
+import { authorizationCode, authorizationRequest, BrowserLike, exchangeCode, registerRelyingParty, relyingParty, untilAvailable } from './journeys.ts';
 import { startNyckel, type NyckelProcess } from './nyckel-process.ts';
 
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
@@ -28,7 +29,7 @@ describe.skipIf(!shared)('Redis outage under a running Nyckel', () => {
   beforeAll(async () => {
     const database = await createTestDb();
     drop = database.drop;
-    for (const email of ['outage@example.com', 'exchange@example.com', 'kept@example.com', 'counted@example.com']) {
+    for (const email of ['outage@example.com', 'exchange@example.com', 'kept@example.com', 'counted@example.com', 'portal@example.com']) {
       await createAccount(database.db, { email, password });
     }
     await createAccount(database.db, { email: 'coded@example.com' });
@@ -87,6 +88,40 @@ describe.skipIf(!shared)('Redis outage under a running Nyckel', () => {
     }
     expect(after.body.state).toBe('Done');
     expect(nyckel.child.exitCode).toBeNull();
+  });
+
+  it('answers an authorization from a browser signed in to Nyckel alone with temporarily_unavailable at the redirect while Redis is gone, never 500', async () => {
+    // Signed in at /login without an application: a Nyckel (portal) session, no provider session.
+    const browser = new BrowserLike(nyckel.base);
+    const start = await browser.json<{ state: string; session_id: string }>('/auth/login/start', { email: 'portal@example.com' });
+    const done = await browser.json<{ state: string }>('/auth/login/verify-password', { session_id: start.body.session_id, email: 'portal@example.com', password });
+    expect(done.body.state).toBe('Done');
+    expect(browser.cookies.has(providerSessionCookie)).toBe(false);
+
+    await relay.stop();
+    try {
+      // Interactive and silent alike: the login prompt's checks (the operator hand-off, the silent
+      // sign-in from the Nyckel session) read the store; oidc-provider redirects its 503
+      // temporarily_unavailable to the registered redirect URI, as RFC 6749 4.1.2.1 defines it.
+      for (const prompt of [undefined, 'none']) {
+        const authorization = authorizationRequest();
+        const response = await browser.request(prompt ? `${authorization.path}&prompt=${prompt}` : authorization.path);
+        expect(response.status, `prompt=${prompt}`).toBe(303);
+        const callback = new URL(response.headers.get('location')!);
+        expect(callback.origin + callback.pathname).toBe(relyingParty.redirect_uri);
+        expect(Object.fromEntries(callback.searchParams)).toEqual({
+          error: 'temporarily_unavailable',
+          error_description: expect.any(String),
+          state: authorization.state,
+          iss: `${nyckel.base}/oauth2`,
+        });
+      }
+      expect(browser.cookies.has(providerSessionCookie)).toBe(false);
+    } finally {
+      relay = await startRelay(redis, relay.port);
+      const { answer } = await untilAvailable(5000, async () => ({ status: (await fetch(`${nyckel.base}/readyz`)).status }));
+      expect(answer.status).toBe(200);
+    }
   });
 
   /** Cuts every connection to Redis and restores it: a restart that keeps the data. */
