@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
+import { sealClientSecret } from './client-secret.ts';
 
 /**
  * Why oidc-provider would refuse `uri` as a redirect or post-logout URI of a web client, or
@@ -68,16 +69,23 @@ function newClientSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** The metadata as the table keeps it: the secret as its hash (client-secret.ts), never as given. */
+function storedForm(metadata: Record<string, unknown>): string {
+  const secret = metadata.client_secret;
+  return JSON.stringify(typeof secret === 'string' ? { ...metadata, client_secret: sealClientSecret(secret) } : metadata);
+}
+
 /**
  * Registers the client or replaces it whole (a new secret unless one is given): for the demo seed
- * and tests, which state every setting. Operators use insertClient and updateClient.
+ * and tests, which state every setting. Operators use insertClient and updateClient. Answers the
+ * metadata with the secret as given or made; the table keeps its hash.
  */
 export async function upsertClient(db: Db, input: ClientInput): Promise<Record<string, unknown>> {
   const metadata = clientMetadata(input);
   await db('oidc_clients')
-    .insert({ client_id: metadata.client_id, metadata: JSON.stringify(metadata) })
+    .insert({ client_id: metadata.client_id, metadata: storedForm(metadata) })
     .onConflict('client_id')
-    .merge({ metadata: JSON.stringify(metadata), updated_at: db.fn.now() });
+    .merge({ metadata: storedForm(metadata), updated_at: db.fn.now() });
   return metadata;
 }
 
@@ -86,12 +94,13 @@ export type ClientWrite = { metadata: Record<string, unknown> } | { refused: 'ex
 
 /**
  * Registers a new client. An existing client_id is refused, never overwritten: that would give a
- * deployed relying party a new secret and drop the settings not given again.
+ * deployed relying party a new secret and drop the settings not given again. Answers the secret
+ * as made (to be shown once); the table keeps its hash.
  */
 export async function insertClient(db: Db, input: ClientInput): Promise<ClientWrite> {
   const metadata = clientMetadata(input);
   const inserted = await db('oidc_clients')
-    .insert({ client_id: metadata.client_id, metadata: JSON.stringify(metadata) })
+    .insert({ client_id: metadata.client_id, metadata: storedForm(metadata) })
     .onConflict('client_id')
     .ignore()
     .returning('client_id');
@@ -104,7 +113,7 @@ export async function updateClient(db: Db, clientId: string, changes: ClientChan
   return rewriteClient(db, clientId, (stored) => ({ metadata: clientMetadata({ ...storedInput(stored), ...given }) }));
 }
 
-/** A new generated secret for a confidential client; the old one stops working. */
+/** A new generated secret for a confidential client, answered once; the old one stops working. */
 export async function rotateClientSecret(db: Db, clientId: string): Promise<ClientWrite> {
   return rewriteClient(db, clientId, (stored) =>
     stored.token_endpoint_auth_method === 'none'
@@ -122,7 +131,7 @@ async function rewriteClient(db: Db, clientId: string, change: (stored: StoredMe
     if ('metadata' in result) {
       await trx('oidc_clients')
         .where({ client_id: clientId })
-        .update({ metadata: JSON.stringify(result.metadata), updated_at: trx.fn.now() });
+        .update({ metadata: storedForm(result.metadata), updated_at: trx.fn.now() });
     }
     return result;
   });
@@ -134,6 +143,7 @@ interface StoredMetadata {
   redirect_uris: string[];
   post_logout_redirect_uris?: string[];
   token_endpoint_auth_method: string;
+  /** Its hash (client-secret.ts); kept as it is by updates. */
   client_secret?: string;
   id_token_signed_response_alg?: 'ES256' | 'RS256';
 }

@@ -6,6 +6,7 @@ import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
 import { clientAuthenticatedRoutes } from './back-channel.ts';
+import { hashedClientSecrets } from './client-secret.ts';
 import { logProviderErrors } from './error-log.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
@@ -107,6 +108,10 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     allowOmittingSingleRegisteredRedirectUri: false,
     enableHttpPostMethods: ctx.config.secureCookies,
     enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
+    // What clients can be registered with (clients.ts): a secret (Basic, or the same secret in the
+    // body) or none (PKCE alone). Discovery names only these; the secret is kept hashed
+    // (client-secret.ts), so client_secret_jwt, which signs with it, could not work anyway.
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     features: {
       devInteractions: { enabled: false },
       // A client learns about, and revokes, its own tokens only: the relying parties are tenants'
@@ -161,6 +166,8 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
     if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
   });
+  // The table keeps client secrets as hashes: presented secrets are compared hashed (client-secret.ts).
+  hashedClientSecrets(provider);
   logProviderErrors(provider, ctx.logger);
   signInSilentRequests(inProvider, provider);
   provider.use(settleTokenRequests(provider, ctx.store));

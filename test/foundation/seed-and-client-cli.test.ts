@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeOperatorRole } from '../../src/admin/operators.repository.ts';
+import { sealClientSecret } from '../../src/oidc/client-secret.ts';
 import { rotateClientSecret, updateClient } from '../../src/oidc/clients.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -42,7 +43,7 @@ describe('seeding the demo data on every start never undoes a change', () => {
 
     expect(await seedDemo(ctx)).toBe(false);
 
-    expect((await storedClient(ctx, 'demo-app')).client_secret).toBe('metadata' in rotated ? rotated.metadata.client_secret : undefined);
+    expect((await storedClient(ctx, 'demo-app')).client_secret).toBe('metadata' in rotated ? sealClientSecret(String(rotated.metadata.client_secret)) : undefined);
     expect(await storedClient(ctx, 'demo-spa')).toMatchObject({ client_name: 'Renamed SPA', post_logout_redirect_uris: [] });
     expect(await ctx.db('operator_roles').pluck('role')).toEqual([]);
     expect((await ctx.db('tenants').where({ id: acme }).first('name')).name).toBe('Acme Renamed');
@@ -55,7 +56,7 @@ describe('seeding the demo data on every start never undoes a change', () => {
   it('creates a demo client that is missing, with its documented settings', async () => {
     await ctx.db('oidc_clients').where({ client_id: 'demo-app' }).delete();
     expect(await seedDemo(ctx)).toBe(true);
-    expect(await storedClient(ctx, 'demo-app')).toMatchObject({ client_secret: 'demo-app-secret', redirect_uris: ['http://localhost:8080/callback'] });
+    expect(await storedClient(ctx, 'demo-app')).toMatchObject({ client_secret: sealClientSecret('demo-app-secret'), redirect_uris: ['http://localhost:8080/callback'] });
   });
 });
 

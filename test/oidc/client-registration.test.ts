@@ -9,7 +9,9 @@ import {
   upsertClient,
   type ClientWrite,
 } from '../../src/oidc/clients.ts';
+import { sealClientSecret } from '../../src/oidc/client-secret.ts';
 import { createProvider, type NyckelProvider } from '../../src/oidc/provider.ts';
+import * as hashedClientSecretsMigration from '../../migrations/007_hashed_client_secrets.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 
 let ctx: TestContext;
@@ -100,19 +102,25 @@ async function stored(clientId: string): Promise<Record<string, unknown>> {
   return typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
 }
 
+/** The metadata as the table keeps it: the secret as its hash. */
+function keptAs(metadata: Record<string, unknown>): Record<string, unknown> {
+  return typeof metadata.client_secret === 'string' ? { ...metadata, client_secret: sealClientSecret(metadata.client_secret) } : metadata;
+}
+
 describe('registering and changing a client', () => {
   it('add refuses an existing client_id and leaves it as it was', async () => {
     const first = metadataOf(await insertClient(ctx.db, { client_id: 'rp-once', redirect_uris: ['http://localhost:9999/cb'], post_logout_redirect_uris: ['http://localhost:9999/'] }));
     expect(first.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const again = await insertClient(ctx.db, { client_id: 'rp-once', redirect_uris: ['http://localhost:9999/other'], public: true });
     expect(again).toEqual({ refused: 'exists' });
-    expect(await stored('rp-once')).toEqual(first);
+    expect(await stored('rp-once')).toEqual(keptAs(first));
   });
 
   it('update changes only what it is given: secret, auth method and other URIs stay', async () => {
     const before = metadataOf(await insertClient(ctx.db, { client_id: 'rp-update', client_name: 'RP', redirect_uris: ['http://localhost:9999/cb'], post_logout_redirect_uris: ['http://localhost:9999/'], id_token_signed_response_alg: 'RS256' }));
     const after = metadataOf(await updateClient(ctx.db, 'rp-update', { redirect_uris: ['http://localhost:9999/cb', 'http://localhost:9999/cb2'], client_name: undefined }));
-    expect(after).toEqual({ ...before, redirect_uris: ['http://localhost:9999/cb', 'http://localhost:9999/cb2'] });
+    // The secret stays as the table keeps it (its hash): an update never shows it.
+    expect(after).toEqual({ ...keptAs(before), redirect_uris: ['http://localhost:9999/cb', 'http://localhost:9999/cb2'] });
     expect(await stored('rp-update')).toEqual(after);
 
     const renamed = metadataOf(await updateClient(ctx.db, 'rp-update', { client_name: 'Renamed', post_logout_redirect_uris: ['http://localhost:9999/bye'] }));
@@ -130,7 +138,7 @@ describe('registering and changing a client', () => {
   it('update validates the result and writes nothing when it is refused', async () => {
     const before = await upsertClient(ctx.db, { client_id: 'rp-strict', redirect_uris: ['http://localhost:9999/cb'], client_secret: 'rp-strict-secret-0123456789' });
     await expect(updateClient(ctx.db, 'rp-strict', { redirect_uris: ['myapp:/cb'] })).rejects.toThrow(z.ZodError);
-    expect(await stored('rp-strict')).toEqual(before);
+    expect(await stored('rp-strict')).toEqual(keptAs(before));
   });
 
   it('rotate-secret gives a confidential client a new secret and keeps everything else', async () => {
@@ -139,7 +147,34 @@ describe('registering and changing a client', () => {
     expect(after.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(after.client_secret).not.toBe(before.client_secret);
     expect(after).toEqual({ ...before, client_secret: after.client_secret });
-    expect(await stored('rp-rotate')).toEqual(after);
+    expect(await stored('rp-rotate')).toEqual(keptAs(after));
+  });
+
+  it('keeps a secret only as its hash, which oidc-provider checks the presented secret against', async () => {
+    const given = 'rp-hashed-secret-0123456789';
+    await upsertClient(ctx.db, { client_id: 'rp-hashed', redirect_uris: ['http://localhost:9999/cb'], client_secret: given });
+    const made = metadataOf(await insertClient(ctx.db, { client_id: 'rp-made', redirect_uris: ['http://localhost:9999/cb'] }));
+    for (const [id, secret] of [['rp-hashed', given], ['rp-made', String(made.client_secret)]] as const) {
+      const row = await ctx.db('oidc_clients').where({ client_id: id }).first('metadata');
+      expect(JSON.stringify(row.metadata)).not.toContain(secret);
+      const kept = String((await stored(id)).client_secret);
+      expect(kept).toMatch(/^sha256\$[A-Za-z0-9_-]{43}$/);
+      const client = (await provider.Client.find(id))!;
+      expect(await client.compareClientSecret(secret)).toBe(true);
+      // Neither a wrong secret nor the stored hash itself passes.
+      expect(await client.compareClientSecret(`${secret}x`)).toBe(false);
+      expect(await client.compareClientSecret(kept)).toBe(false);
+    }
+  });
+
+  it('migration 007 hashes the secrets stored as given, and leaves hashed ones', async () => {
+    const legacy = { ...clientMetadata({ client_id: 'rp-legacy', redirect_uris: ['http://localhost:9999/cb'], client_secret: 'rp-legacy-secret-0123456789' }) };
+    await ctx.db('oidc_clients').insert({ client_id: 'rp-legacy', metadata: JSON.stringify(legacy) });
+    const hashedBefore = await stored('rp-made');
+    await hashedClientSecretsMigration.up(ctx.db);
+    expect(await stored('rp-legacy')).toEqual(keptAs(legacy));
+    expect(await stored('rp-made')).toEqual(hashedBefore);
+    expect(await (await provider.Client.find('rp-legacy'))!.compareClientSecret('rp-legacy-secret-0123456789')).toBe(true);
   });
 
   it('refuses to rotate the secret of a public client, and to change an unknown one', async () => {

@@ -684,6 +684,8 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(metadata.id_token_signing_alg_values_supported).not.toContain('none');
     expect(metadata.grant_types_supported).not.toContain('implicit');
     expect(metadata.grant_types_supported).not.toContain('password');
+    // Only the methods a client can be registered with (secrets are kept hashed: no client_secret_jwt).
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
   });
 });
 
