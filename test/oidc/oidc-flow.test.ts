@@ -701,6 +701,18 @@ describe('the back-channel endpoints', () => {
     await limited?.close();
   });
 
+  /** A form POST to `path` as `client` (HTTP Basic with `secret`), from `address` (X-Forwarded-For). */
+  const postAs = (path: string, client: string, secret: string, address: string, form: Record<string, string>) =>
+    fetch(`${limited.issuer}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-forwarded-for': address,
+      },
+      body: new URLSearchParams(form),
+    });
+
   it('are rate-limited per client, in the RFC 6749 error shape', async () => {
     const basic = `Basic ${Buffer.from('rp-limited:rp-limited-secret-0123456789').toString('base64')}`;
     const statuses: number[] = [];
@@ -741,15 +753,7 @@ describe('the back-channel endpoints', () => {
   it("keep a client's budget for those holding its secret: a wrong secret spends only its sender's", async () => {
     await upsertClient(limited.ctx.db, { client_id: 'rp-limited-target', redirect_uris: [redirectUri], client_secret: 'rp-limited-target-secret-012' });
     const introspect = async (secret: string, address: string) => {
-      const res = await fetch(`${limited.issuer}/introspect`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`rp-limited-target:${secret}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-forwarded-for': address,
-        },
-        body: new URLSearchParams({ token: 'not-a-token' }),
-      });
+      const res = await postAs('/introspect', 'rp-limited-target', secret, address, { token: 'not-a-token' });
       await res.body?.cancel();
       return res.status;
     };
@@ -815,21 +819,13 @@ describe('the back-channel endpoints', () => {
   it("hold pushed authorization requests to the same budgets: the client's, and the address's, which bounds secret guessing", async () => {
     await upsertClient(limited.ctx.db, { client_id: 'rp-limited-par', redirect_uris: [redirectUri], client_secret: 'rp-limited-par-secret-012345' });
     const push = async (secret: string, address: string) => {
-      const res = await fetch(`${limited.issuer}/par`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`rp-limited-par:${secret}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-forwarded-for': address,
-        },
-        body: new URLSearchParams({
-          client_id: 'rp-limited-par',
-          response_type: 'code',
-          redirect_uri: redirectUri,
-          scope: 'openid',
-          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-          code_challenge_method: 'S256',
-        }),
+      const res = await postAs('/par', 'rp-limited-par', secret, address, {
+        client_id: 'rp-limited-par',
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
       });
       const text = await res.text();
       return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
