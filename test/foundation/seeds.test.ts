@@ -1,6 +1,7 @@
 import { verify } from '@node-rs/argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPassword, demoTotpSecrets, seedDemo } from '../../seeds/demo.ts';
+import { sealClientSecret } from '../../src/oidc/client-secret.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 
 /** The demo accounts the README documents, with what each one demonstrates. */
@@ -95,7 +96,8 @@ describe('seedDemo on a fresh database', () => {
       rows.map((row) => [row.client_id, typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata]),
     );
     expect(metadata['demo-app']).toMatchObject({
-      client_secret: 'demo-app-secret',
+      // Kept as its hash (src/oidc/client-secret.ts); the README's demo-app-secret signs in.
+      client_secret: sealClientSecret('demo-app-secret'),
       redirect_uris: ['http://localhost:8080/callback'],
       token_endpoint_auth_method: 'client_secret_basic',
     });
