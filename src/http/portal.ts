@@ -28,8 +28,10 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
     res.sendFile(join(dist, 'index.html'));
   });
   // The rest of the build's root files (icons): not pages. Mounted on every path, so no headers
-  // here, or the portal's CSP would reach oidc-provider's pages under /oauth2.
-  router.use(express.static(dist, { index: false, maxAge: '1h' }));
+  // here, or the portal's CSP would reach oidc-provider's pages under /oauth2. So no page either:
+  // the static server decodes and normalises the path (//index.html, /%69ndex.html) where the
+  // route above matched it as written, and would serve the portal without its headers.
+  router.use(notAPage, express.static(dist, { index: false, maxAge: '1h' }));
   router.get(spaRoutes, securityHeaders, (req, res) => {
     if (req.path.startsWith('/login/set-password')) res.set('Referrer-Policy', 'no-referrer');
     res.set('Cache-Control', 'no-store');
@@ -37,3 +39,14 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
   });
   return router;
 }
+
+/** Passes a request on to the static files unless it names an HTML file, however it is spelled. */
+const notAPage: RequestHandler = (req, _res, next) => {
+  let path = req.path;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not decodable: the static server refuses it (400) itself.
+  }
+  next(/\.html?$/i.test(path) ? 'router' : undefined);
+};

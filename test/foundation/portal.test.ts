@@ -46,6 +46,16 @@ describe('the built portal, served by the app', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
+  it.each(['//index.html', '/%69ndex.html', '/index%2Ehtml', '/./index.html'])('never serves the page without its headers, spelled %s', async (path) => {
+    const res = await request(app.app).get(path);
+    if (res.status === 200) {
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+      expect(res.headers['cache-control']).toBe('no-store');
+    } else {
+      expect(res.status).toBe(404);
+    }
+  });
+
   it('sends no Referer from the set-password page, whose URL holds a reset token', async () => {
     const res = await request(app.app).get('/login/set-password/abc');
     expect(res.status).toBe(200);
