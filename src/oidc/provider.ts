@@ -157,6 +157,10 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
   // person straight back in through it. Only "Yes, sign me out" (logout=yes): the other answer
   // signs the person out of the asking application alone, and keeps Nyckel's session.
+  // The event only notes the session; the middleware below ends it before the answer goes out, so
+  // a store that fails answers the logout with an error (503), never "signed out" while the
+  // Nyckel session lives on.
+  const portalSessionToEnd = new WeakMap<object, string>();
   provider.on('end_session.success', (koa: KoaContextWithOIDC) => {
     if (!koa.oidc.params?.logout) return;
     // Not a sign-out of Nyckel: ending a session an impersonation made in the operator's browser,
@@ -164,7 +168,12 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     // another account (it then resumes that authorization, at its own /authorize/:uid).
     if (isImpersonationSession(koa.oidc.session) || resumesAuthorization(koa.oidc.session?.state, ctx.config.issuer)) return;
     const id = portalSessionId(ctx.config, koa.req as unknown as Request);
-    if (id) destroyPortalSession(ctx, id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not end the portal session'));
+    if (id) portalSessionToEnd.set(koa, id);
+  });
+  provider.use(async (koa, next) => {
+    await next();
+    const id = portalSessionToEnd.get(koa);
+    if (id) await destroyPortalSession(inProvider, id);
   });
   // The table keeps client secrets as hashes: presented secrets are compared hashed (client-secret.ts).
   hashedClientSecrets(provider);
