@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
-/** Ids are UUIDs; any hex layout PostgreSQL accepts, so imported ids with odd version bits still work. */
-export const idSchema = z.guid('Invalid id');
+/**
+ * Ids are UUIDs; any hex layout PostgreSQL accepts, so imported ids with odd version bits still
+ * work. In lower case, as PostgreSQL writes them: an id kept as given (a notification's tenants,
+ * a JSON array) must match the same tenant however the caller spelled it.
+ */
+export const idSchema = z.guid('Invalid id').transform((id) => id.toLowerCase());
 
 /** The console's searches: "Admin searches need a non-empty term" (spec section 5). */
 export const searchTermSchema = z.string().trim().min(1, 'Search term is required').max(100);

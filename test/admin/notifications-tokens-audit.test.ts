@@ -108,7 +108,8 @@ describe('notifications', () => {
       await t.ctx.db('notifications').delete();
       const send = (body: Record<string, unknown>) => support.post('/api/notification/').send(body).expect(201);
       await send({ message: 'for everyone' });
-      await send({ message: 'for acme', tenants: [acme] });
+      // A tenant id in capitals is the same tenant (ids are stored and matched in lower case).
+      await send({ message: 'for acme', tenants: [acme.toUpperCase()] });
       await send({ message: 'for acme admins', tenants: [acme], admins_only: true });
       await send({ message: 'for nordic', tenants: [nordic] });
       await send({ message: 'for all admins', admins_only: true });
@@ -125,6 +126,7 @@ describe('notifications', () => {
       expect(res.status).toBe(200);
       expect(messages(res)).toEqual(['for acme', 'for everyone']);
       expect(Object.keys(res.body[0]).sort()).toEqual(['admins_only', 'created_at', 'id', 'message', 'new_functionality', 'popup']);
+      expect(messages(await read((await mintAccessToken(member.id)).token, acme.toUpperCase()))).toEqual(['for acme', 'for everyone']);
     });
 
     it('a tenant admin also gets admins_only ones', async () => {
