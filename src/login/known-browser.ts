@@ -76,8 +76,8 @@ export function knownBrowserCookie(req: Request, config: Pick<Config, 'secureCoo
 }
 
 /**
- * Sets the cookie. Sent on every path, unlike the other sign-in cookies (Path=/auth): the
- * profile's password change (/api/accounts/password) counts failures by it too, and `__Host-`
+ * Sets the cookie. Sent on every path, unlike the other sign-in cookies over plain HTTP
+ * (Path=/auth): the profile's password change (/api/accounts/password) counts failures by it too, and `__Host-`
  * requires Path=/. HttpOnly; it opens nothing by itself.
  */
 export function setKnownBrowserCookie(res: Response, config: Config, value: string): void {

@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CookieOptions, Request } from 'express';
+import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { emailCodeKeys } from '../credentials/email-code/email-code.ts';
-import { authCookieOptions } from '../http/cookies.ts';
+import { readAuthCookie, type AuthCookie } from '../http/cookies.ts';
 import { loginErrors } from './login-errors.ts';
 import type { FirstFactor, LoginState } from './steps.ts';
 
@@ -47,16 +47,15 @@ export interface LoginSession {
 
 type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
-export const loginCookieName = 'nyckel_login';
+/**
+ * The cookie binding a login session to the browser that started it: `nyckel_login`, or
+ * `__Host-nyckel_login` over HTTPS (src/http/cookies.ts).
+ */
+export const loginCookie: AuthCookie = { name: 'nyckel_login', maxAgeSeconds: (config) => config.loginSessionTtl };
 const key = (id: string) => `login:${id}`;
 
 export function newLoginSessionId(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/** The cookie binding a login session to the browser that started it; only /auth reads it. */
-export function loginCookieOptions(config: Config): CookieOptions {
-  return authCookieOptions(config, config.loginSessionTtl);
 }
 
 export async function saveLoginSession(ctx: SessionContext, session: LoginSession): Promise<void> {
@@ -117,10 +116,9 @@ export async function assertStillProven(ctx: SessionContext, accountId: string, 
   throw loginErrors.sessionMissing();
 }
 
-/** The id in the signed `nyckel_login` cookie, or undefined (absent or tampered). */
-export function loginCookieId(req: Request): string | undefined {
-  const value = (req.signedCookies as Record<string, unknown> | undefined)?.[loginCookieName];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/** The id in this browser's signed login cookie, or undefined (absent or tampered). */
+export function loginCookieId(req: Request, config: Pick<Config, 'secureCookies'>): string | undefined {
+  return readAuthCookie(req, config, loginCookie);
 }
 
 /**

@@ -1,10 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import type { Context } from '../context.ts';
+import { clearAuthCookie, setAuthCookie } from '../http/cookies.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import { validate } from '../http/validate.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
 import { setPortalSessionCookie } from '../session/portal-session.ts';
-import { loginCookieId, loginCookieName, loginCookieOptions } from './login-session.ts';
+import { loginCookie, loginCookieId } from './login-session.ts';
 import {
   createPassword,
   pingLogin,
@@ -28,7 +29,7 @@ import {
   verifyPasswordBody,
 } from './login.schemas.ts';
 import { knownBrowserCookie, setKnownBrowserCookie } from './known-browser.ts';
-import { deviceCookieId, deviceCookieName, deviceCookieOptions } from './remembered-device.ts';
+import { deviceCookie, deviceCookieId } from './remembered-device.ts';
 import { mergeTotp, verifyTotp } from './second-factor.service.ts';
 import { createPasskeyLoginRouter } from './passkey-login.routes.ts';
 
@@ -41,24 +42,21 @@ export function createLoginRouter(ctx: Context): Router {
     userAgent: req.get('user-agent') ?? null,
     acceptLanguage: req.get('accept-language'),
     portalSessionId: portalSessionId(ctx.config, req),
-    deviceId: deviceCookieId(req),
+    deviceId: deviceCookieId(req, ctx.config),
     knownBrowser: knownBrowserCookie(req, ctx.config),
   });
-  const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req), sessionId: res.locals.body.session_id as string });
-  // The cookie that ends the login cookie carries no value, so it is not signed: signing '' would
-  // cost an HMAC on every finished sign-in for nothing.
-  const { maxAge: _maxAge, signed: _signed, ...clearLoginCookie } = loginCookieOptions(ctx.config);
+  const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req, ctx.config), sessionId: res.locals.body.session_id as string });
 
   /**
    * At Done the login cookie goes and the portal session cookie (a new id) arrives, with the
    * known-browser cookie; "remember this device" sets the remembered-device cookie.
    */
   const send = (res: Response, outcome: LoginOutcome) => {
-    if (outcome.rememberedDeviceId) res.cookie(deviceCookieName, outcome.rememberedDeviceId, deviceCookieOptions(ctx.config));
+    if (outcome.rememberedDeviceId) setAuthCookie(res, ctx.config, deviceCookie, outcome.rememberedDeviceId);
     if (outcome.knownBrowser) setKnownBrowserCookie(res, ctx.config, outcome.knownBrowser);
     if (outcome.portalSession) {
       setPortalSessionCookie(res, ctx.config, outcome.portalSession.id, outcome.portalSession.persistent);
-      res.clearCookie(loginCookieName, clearLoginCookie);
+      clearAuthCookie(res, ctx.config, loginCookie);
     }
     res.json(outcome.answer);
   };
@@ -67,10 +65,10 @@ export function createLoginRouter(ctx: Context): Router {
     const { sessionId, answer } = await startLogin(ctx, {
       email: res.locals.body.email,
       query: res.locals.query,
-      previousLoginId: loginCookieId(req),
+      previousLoginId: loginCookieId(req, ctx.config),
       info: info(req),
     });
-    res.cookie(loginCookieName, sessionId, loginCookieOptions(ctx.config));
+    setAuthCookie(res, ctx.config, loginCookie, sessionId);
     res.json(answer);
   });
 
@@ -110,7 +108,7 @@ export function createLoginRouter(ctx: Context): Router {
     const query = pingQuery.safeParse(req.query);
     res.json(
       await pingLogin(ctx, {
-        cookieId: loginCookieId(req),
+        cookieId: loginCookieId(req, ctx.config),
         sessionId: query.success ? query.data.session_id : '',
         portalSessionId: portalSessionId(ctx.config, req),
       }),

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { CookieOptions, Request } from 'express';
+import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
-import { authCookieOptions } from '../http/cookies.ts';
+import { readAuthCookie, type AuthCookie } from '../http/cookies.ts';
 
 /**
  * "Remember this device" after a TOTP code: the browser gets the signed HttpOnly cookie
- * `nyckel_device` holding a random id; the store keeps the device under the SHA-256 of that id
+ * `nyckel_device` (`__Host-nyckel_device` over HTTPS, src/http/cookies.ts) holding a random id; the store keeps the device under the SHA-256 of that id
  * (`device:<public id>`), indexed per account. The public id is what the profile lists and
  * revokes: it names a device without being usable as its cookie, and a store dump holds no
  * cookie value. A device skips the TOTP step only for the account that remembered it.
@@ -32,7 +32,6 @@ export interface DeviceListing {
 
 type DeviceContext = Pick<Context, 'store' | 'config' | 'now'>;
 
-export const deviceCookieName = 'nyckel_device';
 const deviceKey = (publicId: string) => `device:${publicId}`;
 const accountIndex = (accountId: string) => `account:${accountId}:devices`;
 
@@ -42,14 +41,11 @@ export function publicDeviceId(cookieId: string): string {
 
 const periodSeconds = (config: Config) => config.rememberDeviceDays * 86_400;
 
-export function deviceCookieOptions(config: Config): CookieOptions {
-  return authCookieOptions(config, periodSeconds(config));
-}
+export const deviceCookie: AuthCookie = { name: 'nyckel_device', maxAgeSeconds: periodSeconds };
 
-/** The id in the signed `nyckel_device` cookie, or undefined (absent or tampered). */
-export function deviceCookieId(req: Request): string | undefined {
-  const value = (req.signedCookies as Record<string, unknown> | undefined)?.[deviceCookieName];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/** The id in this browser's signed remembered-device cookie, or undefined (absent or tampered). */
+export function deviceCookieId(req: Request, config: Pick<Config, 'secureCookies'>): string | undefined {
+  return readAuthCookie(req, config, deviceCookie);
 }
 
 async function load(ctx: DeviceContext, publicId: string): Promise<RememberedDevice | null> {

@@ -34,7 +34,7 @@ export function createTwoFactorRouter(ctx: Context): Router {
   });
 
   router.get('/auth/tfa/devices', async (req, res) => {
-    res.json(await listDevices(ctx, await requireSignedIn(ctx, req), deviceCookieId(req)));
+    res.json(await listDevices(ctx, await requireSignedIn(ctx, req), deviceCookieId(req, ctx.config)));
   });
 
   router.delete('/auth/tfa/devices/:id', async (req, res) => {

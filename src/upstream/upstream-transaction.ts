@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { CookieOptions, Request } from 'express';
+import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
-import { authCookieOptions } from '../http/cookies.ts';
+import { readAuthCookie, type AuthCookie } from '../http/cookies.ts';
 import type { UpstreamProviderName } from './upstream-providers.ts';
 
 /**
@@ -50,12 +50,10 @@ export async function takeTransaction(ctx: StoreContext, state: string): Promise
  * A callback URL opened in another browser has no such cookie and fails, so a code phished from
  * one person cannot be completed in the attacker's browser, nor an attacker's code in a victim's
  * (login CSRF). SameSite=Lax: the provider's redirect back is a top-level GET, which carries it.
+ * `nyckel_upstream`, or `__Host-nyckel_upstream` over HTTPS so that a sibling subdomain cannot
+ * plant the attacker's into a victim's browser either (src/http/cookies.ts).
  */
-export const upstreamCookieName = 'nyckel_upstream';
-
-export function upstreamCookieOptions(config: Config): CookieOptions {
-  return authCookieOptions(config, transactionTtlSeconds);
-}
+export const upstreamBindingCookie: AuthCookie = { name: 'nyckel_upstream', maxAgeSeconds: () => transactionTtlSeconds };
 
 export interface UpstreamCookie {
   state: string;
@@ -70,9 +68,9 @@ export function encodeUpstreamCookie(value: UpstreamCookie): string {
 }
 
 /** The cookie of this browser, or null (absent, tampered or malformed). */
-export function upstreamCookie(req: Request): UpstreamCookie | null {
-  const raw = (req.signedCookies as Record<string, unknown> | undefined)?.[upstreamCookieName];
-  if (typeof raw !== 'string') return null;
+export function upstreamCookie(req: Request, config: Pick<Config, 'secureCookies'>): UpstreamCookie | null {
+  const raw = readAuthCookie(req, config, upstreamBindingCookie);
+  if (raw === undefined) return null;
   const [purpose, state, loginSessionId] = raw.split('~');
   if (!purposes.includes(purpose as UpstreamPurpose) || !state) return null;
   return { purpose: purpose as UpstreamPurpose, state, loginSessionId: loginSessionId || null };

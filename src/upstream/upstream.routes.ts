@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { Context } from '../context.ts';
+import { clearAuthCookie, setAuthCookie } from '../http/cookies.ts';
 import type { RequestInfo } from '../login/login-finish.ts';
-import { loginCookieId, loginCookieName, loginCookieOptions } from '../login/login-session.ts';
+import { loginCookie, loginCookieId } from '../login/login-session.ts';
 import { knownBrowserCookie, setKnownBrowserCookie } from '../login/known-browser.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
@@ -9,7 +10,7 @@ import { getPortalSession, setPortalSessionCookie } from '../session/portal-sess
 import { completeCallback, type CallbackRedirect } from './upstream-callback.ts';
 import { configuredProviders } from './upstream-providers.ts';
 import { startFromLogin, startFromProfile, type StartRedirect } from './upstream-start.ts';
-import { upstreamCookie, upstreamCookieName, upstreamCookieOptions } from './upstream-transaction.ts';
+import { upstreamBindingCookie, upstreamCookie } from './upstream-transaction.ts';
 
 /**
  * Google and Microsoft sign-in: browser redirects to the provider and back. Every answer is a 303
@@ -21,7 +22,7 @@ export function createUpstreamRouter(ctx: Context): Router {
   const query = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
 
   const toProvider = (res: Response, redirect: StartRedirect) => {
-    if (redirect.upstreamCookie) res.cookie(upstreamCookieName, redirect.upstreamCookie, upstreamCookieOptions(ctx.config));
+    if (redirect.upstreamCookie) setAuthCookie(res, ctx.config, upstreamBindingCookie, redirect.upstreamCookie);
     res.redirect(303, redirect.location);
   };
 
@@ -31,12 +32,12 @@ export function createUpstreamRouter(ctx: Context): Router {
   });
 
   router.get('/auth/login/oauth/:provider', async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'login' }));
   });
 
   router.get('/auth/login/link/oauth/:provider', async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'link-after-code' }));
   });
 
@@ -51,20 +52,19 @@ export function createUpstreamRouter(ctx: Context): Router {
       userAgent: req.get('user-agent') ?? null,
       acceptLanguage: req.get('accept-language'),
       portalSessionId: portalSessionId(ctx.config, req),
-      deviceId: deviceCookieId(req),
+      deviceId: deviceCookieId(req, ctx.config),
       knownBrowser: knownBrowserCookie(req, ctx.config),
     };
     const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     const redirect = await completeCallback(ctx, {
       provider: String(req.params.provider),
       query: new URLSearchParams(rawQuery),
-      cookie: upstreamCookie(req),
-      loginCookieId: loginCookieId(req),
+      cookie: upstreamCookie(req, ctx.config),
+      loginCookieId: loginCookieId(req, ctx.config),
       portalSession: await getPortalSession(ctx, req),
       info,
     });
-    const { maxAge: _maxAge, ...cookieOptions } = upstreamCookieOptions(ctx.config);
-    res.clearCookie(upstreamCookieName, cookieOptions);
+    clearAuthCookie(res, ctx.config, upstreamBindingCookie);
     sendLoginCookies(res, redirect);
     res.redirect(303, redirect.location);
   });
@@ -75,8 +75,7 @@ export function createUpstreamRouter(ctx: Context): Router {
     if (!portal) return;
     setPortalSessionCookie(res, ctx.config, portal.id, portal.persistent);
     if (redirect.login?.knownBrowser) setKnownBrowserCookie(res, ctx.config, redirect.login.knownBrowser);
-    const { maxAge: _maxAge, ...options } = loginCookieOptions(ctx.config);
-    res.clearCookie(loginCookieName, options);
+    clearAuthCookie(res, ctx.config, loginCookie);
   };
 
   return router;

@@ -24,7 +24,7 @@ const startCarrying = (email: string, cookie = '') => t.agent().post('/auth/logi
 
 async function signIn(email: string): Promise<Response> {
   const started = await startCarrying(email);
-  const login = pair(setCookies(started).get('nyckel_login'));
+  const login = pair(setCookies(started).get('__Host-nyckel_login'));
   return t.agent().post('/auth/login/verify-password').set('Cookie', login).send({ session_id: started.body.session_id, email, password });
 }
 

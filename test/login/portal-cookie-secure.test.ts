@@ -24,7 +24,7 @@ describe('the Nyckel session cookie behind HTTPS', () => {
     expect(t.ctx.config.secureCookies).toBe(true);
     const account = await createAccount(t.ctx.db, { password });
     const started = await t.agent().post('/auth/login/start').send({ email: account.email });
-    const login = pair(setCookies(started).get('nyckel_login'));
+    const login = pair(setCookies(started).get('__Host-nyckel_login'));
     const done = await t
       .agent()
       .post('/auth/login/verify-password')
