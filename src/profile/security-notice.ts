@@ -1,7 +1,7 @@
 import { findAccountById } from '../accounts/accounts.repository.ts';
 import type { Context } from '../context.ts';
 import { sendMail } from '../login/login-mail.ts';
-import { failureOf } from '../mail/mail-failure.ts';
+import { failureOf, MailRefusedError } from '../mail/mail-failure.ts';
 import type { SecurityChange } from '../mail/security-notice.template.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { countDelayedNotice } from '../observability/metrics.ts';
@@ -108,6 +108,12 @@ async function firstTry(ctx: NoticeContext, accountId: string, notice: StoredNot
     ctx.logger.error({ change: notice.change, ...failureOf(error) }, 'security notice mail failed');
     if (keptId === null) return;
     try {
+      // Refused for good (the address does not take mail): trying again for a day would not help.
+      if (error instanceof MailRefusedError) {
+        // The deleted rows, not a count: knex's PGlite client answers a delete with a raw result.
+        if ((await kept().delete().returning('id')).length > 0) countDelayedNotice('given_up');
+        return;
+      }
       // Gone already when another process took it after the claim lapsed (and mailed it).
       const updated = await kept().update({ attempts: 1, next_attempt_at: new Date(ctx.now().getTime() + noticeRetrySeconds[0] * 1000) });
       if (updated > 0) countDelayedNotice('kept');
@@ -164,7 +170,8 @@ export async function retryFailedNotices(ctx: NoticeContext, { limit = 20 } = {}
       outcome.sent += 1;
     } catch (error) {
       const attempts = row.attempts + 1;
-      const wait = noticeRetrySeconds[attempts - 1];
+      // After the last try, or at once when the mail server refuses the address for good.
+      const wait = error instanceof MailRefusedError ? undefined : noticeRetrySeconds[attempts - 1];
       if (wait === undefined) {
         await retries().delete();
         ctx.logger.error({ change: row.notice.change, attempts, ...failureOf(error) }, 'security notice given up');

@@ -479,6 +479,23 @@ describe('when the mail server is down', () => {
     expect((await delayedNotices()).sent_late).toBeGreaterThanOrEqual(before.sent_late + 1);
   });
 
+  it('gives a notice up at once when the mail server refuses the address for good: a day of retries would not help', async () => {
+    const before = await delayedNotices();
+    const account = await createTotpAccount(t.ctx, { totp: 0 });
+    const browser = t.agent();
+    await signIn(t.ctx, browser, account);
+    t.mail.refuse(account.email, 'permanent');
+    try {
+      expect((await registerPasskey(browser, authenticatorFor(t))).res.status).toBe(201);
+      await settleSecurityNotices();
+      expect(await t.ctx.db('security_notice_retries').where({ account_id: account.id })).toEqual([]);
+      expect(await delayedNotices()).toEqual({ ...before, given_up: before.given_up + 1 });
+      expect(t.mail.to(account.email)).toEqual([]);
+    } finally {
+      t.mail.refuse(account.email, null);
+    }
+  });
+
   it('forgets a kept notice with its account', async () => {
     const { account } = await keptNotice();
     await down.ctx.db('accounts').where({ id: account.id }).delete();
