@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sealClientSecret } from '../../src/oidc/client-secret.ts';
 import { createDb } from '../../src/db/knex.ts';
 import { npmRun as runScript } from '../helpers/npm-run.ts';
 
@@ -57,13 +58,14 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client', () => {
       'nyckel: client cli-rp already exists. Change its settings with `npm run client -- update cli-rp …` (keeps its secret), ' +
         'or give it a new secret with `npm run client -- rotate-secret cli-rp`.',
     );
-    expect(await storedClient('cli-rp')).toMatchObject({ client_secret: secret, redirect_uris: ['http://localhost:9999/cb'] });
+    // The table keeps the secret as its hash only (src/oidc/client-secret.ts).
+    expect(await storedClient('cli-rp')).toMatchObject({ client_secret: sealClientSecret(secret!), redirect_uris: ['http://localhost:9999/cb'] });
 
     const updated = await npmRun('client', ['update', 'cli-rp', '--redirect', 'http://localhost:9999/cb', '--redirect', 'http://localhost:9999/cb2']);
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toBe('Client cli-rp updated.\nRunning servers use the change within 30 s.\n');
     expect(await storedClient('cli-rp')).toMatchObject({
-      client_secret: secret,
+      client_secret: sealClientSecret(secret!),
       token_endpoint_auth_method: 'client_secret_basic',
       redirect_uris: ['http://localhost:9999/cb', 'http://localhost:9999/cb2'],
       post_logout_redirect_uris: ['http://localhost:9999/'],
@@ -77,7 +79,7 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client', () => {
     const newSecret = /^client_secret: (\S+) \(shown once\)$/m.exec(rotated.stdout)?.[1];
     expect(newSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(newSecret).not.toBe(secret);
-    expect(await storedClient('cli-rp')).toMatchObject({ client_secret: newSecret, post_logout_redirect_uris: ['http://localhost:9999/'] });
+    expect(await storedClient('cli-rp')).toMatchObject({ client_secret: sealClientSecret(newSecret!), post_logout_redirect_uris: ['http://localhost:9999/'] });
   }, 120_000);
 
   it('update keeps a public client public; rotate-secret refuses it', async () => {
