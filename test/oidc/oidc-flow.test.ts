@@ -1,6 +1,6 @@
 import http from 'node:http';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createResetLink } from '../../src/login/reset.service.ts';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
@@ -700,6 +700,14 @@ describe('the back-channel endpoints', () => {
   afterAll(async () => {
     await limited?.close();
   });
+
+  // The budgets are fixed one-minute windows aligned on the clock (src/http/batched-limit.ts): a
+  // test's run of requests that crossed a window's end would count afresh in the next. Each test
+  // starts with at least 15 s of its window left (its requests take well under a second).
+  beforeEach(async () => {
+    const into = Date.now() % 60_000;
+    if (into > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 200));
+  }, 20_000);
 
   /** A form POST to `path` as `client` (HTTP Basic with `secret`), from `address` (X-Forwarded-For). */
   const postAs = (path: string, client: string, secret: string, address: string, form: Record<string, string>) =>
