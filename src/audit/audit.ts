@@ -28,6 +28,7 @@ export type AuditAction =
   | 'operator.account.unlocked'
   | 'operator.credential.deleted'
   | 'operator.impersonation.started'
+  | 'operator.impersonation.used'
   | 'operator.notification.sent'
   | 'operator.password_reset.sent'
   | 'operator.password_resets.viewed'

@@ -72,13 +72,15 @@ const pickers: Record<string, Picker> = {
     reason: text(d.reason, 500),
     as: text(d.as, 32),
   }),
+  // The hand-off was used: the tenant's app got the sign-in (the application by its client id).
+  'operator.impersonation.used': (d, tenant) => ({ tenant, client: text(d.client_id, 64) }),
 };
 
 /** The tenant ids an entry's summary may name (looked up in one query by the service). */
 export function tenantIdsOf(rows: readonly AuditRow[]): string[] {
   const ids = new Set<string>();
   for (const row of rows) {
-    if (row.action === 'operator.impersonation.started' && row.tenant_id) ids.add(row.tenant_id);
+    if (row.action.startsWith('operator.impersonation.') && row.tenant_id) ids.add(row.tenant_id);
   }
   return [...ids];
 }

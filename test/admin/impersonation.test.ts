@@ -53,8 +53,8 @@ function exchange(callback: URL, authorization: Authorization) {
 /** Until the browser leaves Nyckel for the tenant app (through oidc-provider's self-submitting logout form if one comes). */
 const followAll = async (browser: BrowserLike, start: string) => (await browser.followThroughForms(start)).url;
 
-async function auditRows(targetId: string) {
-  return server.ctx.db('audit_events').where({ action: 'operator.impersonation.started', target_account_id: targetId }).orderBy('id');
+async function auditRows(targetId: string, action = 'operator.impersonation.started') {
+  return server.ctx.db('audit_events').where({ action, target_account_id: targetId }).orderBy('id');
 }
 
 beforeAll(async () => {
@@ -165,12 +165,19 @@ describe('log in as user', () => {
     expect(event!.details).toMatchObject({ operator_email: admin.email, reason: 'Ticket 42: cannot see candidates', as: 'user', role: 'admin' });
     expect(event!.at).toBeInstanceOf(Date);
 
+    // Until the hand-off is used, only its start is recorded.
+    const usedBefore = (await auditRows(target.id, 'operator.impersonation.used')).length;
     // The browser lands on the tenant's app, which starts its own sign-in.
     const entry = await browser.follow(started.body.url);
     expect(entry.url.toString()).toBe(`${appOrigin}/acme`);
     const authorization = await appAuthorization();
     const callback = await followAll(browser, authorization.url.toString());
     expect(callback.origin + callback.pathname).toBe(redirectUri);
+    // Used: recorded as the operator's, naming the app that got the sign-in.
+    const used = await auditRows(target.id, 'operator.impersonation.used');
+    expect(used).toHaveLength(usedBefore + 1);
+    expect(used.at(-1)).toMatchObject({ actor_id: admin.id, target_account_id: target.id, tenant_id: tenantId });
+    expect(used.at(-1)!.details).toEqual({ client_id: 'tenant-app', as: 'user', operator_email: admin.email });
 
     const tokens = await exchange(callback, authorization);
     const claims = tokens.claims()!;
@@ -275,6 +282,12 @@ describe('log in as user', () => {
     expect(body.events.map((e) => [e.action, e.by, e.details])).toEqual([
       ['operator.impersonation.started', 'support', { tenant: 'Acme', reason: 'Ticket 77: missing candidates', as: 'user' }],
     ]);
+    // Once the tenant app got the sign-in, that shows too, naming the tenant.
+    await browser.follow(started.body.url);
+    await followAll(browser, (await appAuthorization()).url.toString());
+    const after = (await (await own.browser.request('/api/accounts/activity')).json()) as typeof body;
+    expect(after.events.map((e) => [e.action, e.by, e.details])[0]).toEqual(['operator.impersonation.used', 'support', { tenant: 'Acme', client: 'tenant-app' }]);
+    for (const secret of [admin.email, admin.id]) expect(JSON.stringify(after)).not.toContain(secret);
     for (const secret of [admin.email, admin.id]) expect(JSON.stringify(body)).not.toContain(secret);
   });
 

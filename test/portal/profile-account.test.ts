@@ -92,6 +92,8 @@ describe('recent activity lines', () => {
       'Support signed in as you to a customer environment — reason: not given',
       'Support loggade in som du i en kundmiljö — anledning: inget angivet',
     ],
+    [event('operator.impersonation.used', { tenant: 'Acme', client: 'tenant-app' }, 'support'), 'Support opened Acme signed in as you', 'Support öppnade Acme inloggad som du'],
+    [event('operator.impersonation.used', {}, 'support'), 'Support opened a customer environment signed in as you', 'Support öppnade en kundmiljö inloggad som du'],
     [event('operator.account.unlocked', {}, 'support'), 'Support unlocked sign-in to your account', 'Support låste upp inloggningen till ditt konto'],
     [event('operator.account.signed_out', {}, 'support'), 'Support signed you out everywhere', 'Support loggade ut dig överallt'],
     [event('operator.something.new', {}, 'support'), 'Support made a change to your account', 'Support gjorde en ändring i ditt konto'],
@@ -101,7 +103,7 @@ describe('recent activity lines', () => {
   });
 
   it('has a text for every action the server writes about a person', () => {
-    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
+    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
     for (const action of actions) {
       const { key } = activityText(event(action, { type: 'totp' }));
       expect([action, translate(en, key) !== key, translate(sv, key) !== key, key.endsWith('.other')]).toEqual([action, true, true, false]);

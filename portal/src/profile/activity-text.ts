@@ -68,6 +68,8 @@ export function activityText(event: ActivityEvent): ActivityText {
         tenant: details.tenant ?? { key: `${prefix}.unknown_tenant` },
         reason: details.reason ?? { key: `${prefix}.no_reason` },
       });
+    case 'operator.impersonation.used':
+      return action('impersonation_used', { tenant: details.tenant ?? { key: `${prefix}.unknown_tenant` } });
   }
   return action(event.action.startsWith('operator.') ? 'operator_other' : 'other');
 }

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
+import { recordAudit } from '../../audit/audit.ts';
 import type { Context } from '../../context.ts';
 import { portalSessionId } from '../../session/portal-cookie.ts';
 import { findOperatorRole } from '../operators.repository.ts';
@@ -90,7 +91,7 @@ export async function takePendingImpersonation(ctx: StoreContext & GrantContext,
  * includes offline_access: an impersonation is one sign-in, no refresh token outlives it.
  */
 export async function finishImpersonation(
-  ctx: StoreContext,
+  ctx: StoreContext & GrantContext,
   provider: Provider,
   req: Request,
   res: Response,
@@ -116,6 +117,18 @@ export async function finishImpersonation(
     },
     grantTtlSeconds,
   );
+  // `started` records the operator's intent; this, that the hand-off was used: the tenant app gets
+  // the person's sign-in now (an abandoned hand-off leaves only `started`).
+  await recordAudit(ctx.db, {
+    action: 'operator.impersonation.used',
+    actor_id: impersonation.operator_id,
+    target_account_id: impersonation.account_id,
+    tenant_id: impersonation.tenant_id,
+    ip: req.ip ?? null,
+    user_agent: req.get('user-agent')?.slice(0, 512) ?? null,
+    details: { client_id: String(details.params.client_id), as: impersonation.as, operator_email: impersonation.operator_email },
+    at: ctx.now(),
+  });
   await provider.interactionFinished(
     req,
     res,
