@@ -144,6 +144,15 @@ async function finish(
     if (result.status === 'rejected') ctx.logger.warn({ err: result.reason }, 'sign-in housekeeping failed');
   }
   const portal = created.value;
+  // A reset (or password change, or sign-out everywhere) writes its mark, then ends the account's
+  // portal sessions. One that wrote its mark after the check above may have listed the sessions
+  // before this one existed: looked at again now that it does, either the reset ends it or this
+  // check sees the mark.
+  const overtaken = await provenBeforeCredentialsChanged(ctx, account.id, session).catch((error: unknown) => error);
+  if (overtaken !== false) {
+    await destroyPortalSession(ctx, portal.id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'overtaken sign-in\'s session not ended'));
+    throw overtaken === true ? loginErrors.sessionMissing() : overtaken;
+  }
 
   const done: LoginSession = { ...session, state: 'Done' };
   return {

@@ -167,6 +167,38 @@ describe('forgot password', () => {
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(1);
   });
 
+  it('a sign-in whose second factor is checked just as a reset lands keeps no session: looked at again once it exists', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const racer = t.agent();
+    const afterPassword = await signInWithPassword(racer, account.email, totpAccountPassword);
+    expect(afterPassword.body.state).toBe('MfaRequired');
+    // The race, put in order: finish() reads the reset's mark (none yet), then the whole reset
+    // runs (mark, new password, sign-out everywhere) before finish() creates its portal session.
+    const store = t.ctx.store;
+    const get = store.get.bind(store);
+    let armed = true;
+    store.get = async (key: string) => {
+      const value = await get(key);
+      if (armed && key === `credentials-changed:${account.id}`) {
+        armed = false;
+        const { link } = await createResetLink(t.ctx, account.id);
+        expect((await confirm(link.split('/').pop()!, 'New-Password-2')).status).toBe(200);
+      }
+      return value;
+    };
+    try {
+      const refused = await racer
+        .post('/auth/login/verify-mfa')
+        .send({ session_id: afterPassword.body.session_id, totp_code: await codeAt(t.ctx, account.secrets[0]!) });
+      expect(armed).toBe(false);
+      expect([refused.status, errorType(refused)]).toEqual([401, 'login_session_missing']);
+      expect(setCookies(refused).has('nyckel_session')).toBe(false);
+      expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
+    } finally {
+      store.get = get;
+    }
+  });
+
   it('a sign-in overtaken by a reset sets no password on its ask-to-create step: the owner\'s stays', async () => {
     // Someone who read one emailed code reaches the offer to create a password; the owner then
     // sets their own through a set-password link.
