@@ -8,7 +8,8 @@ export interface AccountRecord {
   email: string;
   name: string;
   image: string | null;
-  locale: string;
+  /** 'sv' or 'en' as the person chose in the profile; null: never chosen (the browser's language applies). */
+  locale: string | null;
   is_user: boolean;
   is_stakeholder: boolean;
   email_verified: boolean;

@@ -123,7 +123,7 @@ export function renderMail(to: string, language: MailLanguage, template: MailTem
  * The mail's language: an explicit `lang` (the login page's query), then the browser's
  * Accept-Language, then the account's saved locale; English otherwise.
  */
-export function chooseLanguage(sources: { lang?: string | undefined; acceptLanguage?: string | undefined; accountLocale?: string | undefined }): MailLanguage {
+export function chooseLanguage(sources: { lang?: string | undefined; acceptLanguage?: string | undefined; accountLocale?: string | null | undefined }): MailLanguage {
   return (
     supported(sources.lang) ??
     fromAcceptLanguage(sources.acceptLanguage) ??
@@ -132,7 +132,7 @@ export function chooseLanguage(sources: { lang?: string | undefined; acceptLangu
   );
 }
 
-function supported(tag: string | undefined): MailLanguage | undefined {
+function supported(tag: string | null | undefined): MailLanguage | undefined {
   const primary = tag?.trim().toLowerCase().split(/[-_]/)[0];
   return primary === 'sv' || primary === 'en' ? primary : undefined;
 }

@@ -8,7 +8,7 @@ interface AccountRow {
   email: string;
   name: string;
   image: string | null;
-  locale: string;
+  locale: string | null;
   email_verified: boolean;
 }
 
@@ -65,7 +65,8 @@ export function createFindAccount(
           email: account.email,
           email_verified: account.email_verified,
           name: account.name,
-          locale: account.locale,
+          // Omitted, not null, when never chosen (OpenID Connect Core 5.3.2).
+          locale: account.locale ?? undefined,
           picture: account.image ?? undefined,
         };
         if (impersonation) claims.act = impersonation.act;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/knex.ts';
 import { migrateLatest, migrateRollbackAll } from '../../src/db/migrate.ts';
 import { createTestDb } from '../helpers/context.ts';
+import * as unchosenLocale from '../../migrations/009_unchosen_locale.ts';
 
 /** The data model of DESIGN.md ("operators/roles" is operator_roles); signing_keys holds the OIDC keys. */
 const designTables = [
@@ -73,5 +74,25 @@ describe('migrations on the test database', () => {
     const [account] = await db('accounts').insert({ email: 'cred@x.se' }).returning('id');
     await db('credentials').insert({ account_id: account.id, type: 'totp', secret: 'sealed' });
     await expect(db('credentials').insert({ account_id: account.id, type: 'sms' })).rejects.toThrow(/check constraint/i);
+  });
+
+  it('keeps a chosen language and forgets the old default: an account made now has none', async () => {
+    await unchosenLocale.down(db);
+    const made = async (email: string, locale: string) => ((await db('accounts').insert({ email, locale }).returning('id')) as { id: string }[])[0]!.id;
+    const defaulted = await made('default@x.se', 'en');
+    const chose = await made('chose-en@x.se', 'en');
+    const swedish = await made('sv@x.se', 'sv');
+    await db('audit_events').insert({ action: 'account.setting.changed', actor_id: chose, target_account_id: chose, details: { key: 'locale', value: 'en' } });
+    // Another setting's change is no language choice.
+    await db('audit_events').insert({ action: 'account.setting.changed', actor_id: defaulted, target_account_id: defaulted, details: { key: 'name' } });
+    await unchosenLocale.up(db);
+    const locales = await db('accounts').whereIn('id', [defaulted, chose, swedish]).select('id', 'locale');
+    expect(Object.fromEntries(locales.map((row: { id: string; locale: string | null }) => [row.id, row.locale]))).toEqual({
+      [defaulted]: null,
+      [chose]: 'en',
+      [swedish]: 'sv',
+    });
+    const fresh = await db('accounts').insert({ email: 'fresh@x.se' }).returning('locale');
+    expect(fresh).toEqual([{ locale: null }]);
   });
 });

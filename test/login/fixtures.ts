@@ -6,6 +6,7 @@ import type { Db } from '../../src/db/knex.ts';
 export interface AccountOptions {
   email?: string;
   name?: string;
+  /** The language chosen in the profile; none by default, as for any account that never chose one. */
   locale?: 'en' | 'sv';
   is_user?: boolean;
   is_stakeholder?: boolean;
@@ -36,7 +37,7 @@ export async function createAccount(db: Db, options: AccountOptions = {}): Promi
     .insert({
       email,
       name: options.name ?? email.split('@')[0],
-      locale: options.locale ?? 'en',
+      locale: options.locale ?? null,
       is_user: options.is_user ?? true,
       is_stakeholder: options.is_stakeholder ?? false,
       password_reset_required: options.password_reset_required ?? false,

@@ -284,13 +284,15 @@ describe('claims', () => {
     const sub = withTenants.tokens.claims()!.sub;
     expect(sub).toBe(memberId);
     const userinfo = await client.fetchUserInfo(config, withTenants.tokens.access_token, sub);
-    expect(userinfo).toMatchObject({ sub, email: member.email, email_verified: true, name: member.name, locale: 'en' });
+    expect(userinfo).toMatchObject({ sub, email: member.email, email_verified: true, name: member.name });
+    // Never chosen in the profile: omitted, not null (OpenID Connect Core 5.3.2).
+    expect(userinfo).not.toHaveProperty('locale');
     expect(userinfo.tenants).toEqual([{ id: activeTenant, slug: 'acme', name: 'Acme', role: 'user' }]);
 
     const without = await authorize(config, browser, { scope: 'openid email profile' }, member.email);
     expect(without.signedInBetween).toBeNull();
     const plain = await client.fetchUserInfo(config, without.tokens.access_token, sub);
-    expect(plain).toMatchObject({ sub, email: member.email, email_verified: true, name: member.name, locale: 'en' });
+    expect(plain).toMatchObject({ sub, email: member.email, email_verified: true, name: member.name });
     expect(plain).not.toHaveProperty('tenants');
 
     const openidOnly = await authorize(config, browser, { scope: 'openid' }, member.email);

@@ -20,7 +20,8 @@ describe('POST /api/accounts/settings', () => {
   it('saves the language: userinfo carries it and the change is audited', async () => {
     const { id, email } = await person(server);
     const browser = await signedInBrowser(server, email);
-    expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ locale: 'en' });
+    // Never chosen: null, and the portal keeps the browser's language.
+    expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ locale: null });
 
     expect(await save(browser, { key: 'locale', value: 'sv' })).toEqual({ status: 200, body: { key: 'locale', value: 'sv' } });
     expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ locale: 'sv' });
@@ -54,7 +55,7 @@ describe('POST /api/accounts/settings', () => {
     }
     // A JSON body that is not an object is refused by the parser (strict mode).
     expect((await save(browser, 'null')).status).toBe(400);
-    expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ email, locale: 'en' });
+    expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ email, locale: null });
   });
 
   it('refuses cross-site requests and bodies that are not JSON, changing nothing', async () => {
@@ -77,7 +78,7 @@ describe('POST /api/accounts/settings', () => {
       });
       expect([contentType, res.status]).toEqual([contentType, 415]);
     }
-    expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ locale: 'en' });
+    expect((await getJson(browser, '/oauth2/userinfo')).body).toMatchObject({ locale: null });
   });
 
   it('answers 401 without a session', async () => {
