@@ -24,7 +24,7 @@ const usage = [
   '  --redirect <uri>   a redirect URI; repeat for more (update: the list given replaces the stored one)',
   '  --logout <uri>     a post-logout redirect URI; repeat for more (update: replaces the stored list)',
   '  --no-logout        update: remove every post-logout redirect URI',
-  '  --public           a public client (SPA, native app): PKCE alone, no secret',
+  '  --public           a public client (a single-page app in the browser): PKCE alone, no secret',
   '  --secret <secret>  add: this secret instead of a generated one (confidential clients only)',
   '  --name <name>      the name shown to people signing in',
   '  --alg ES256|RS256  the ID token signing algorithm (default ES256)',

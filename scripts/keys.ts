@@ -3,7 +3,7 @@
  * delay (`--now` skips it: when a key is compromised); the old ones verify for the grace period.
  * `npm run keys -- help` (or `--help`, `-h`): the usage.
  */
-import { jwksRefreshSeconds, keyPublishSeconds, retiredKeyGraceSeconds, rotateSigningKeys } from '../src/oidc/keys.ts';
+import { jwksRefreshSeconds, keyPublishSeconds, retiredKeyGraceSeconds, retiredKeyHintSeconds, rotateSigningKeys } from '../src/oidc/keys.ts';
 import { withContext } from './cli-context.ts';
 
 const usage = [
@@ -28,6 +28,6 @@ await withContext(async (ctx) => {
   const { kids, activatesAt } = await rotateSigningKeys(ctx, { publishSeconds });
   console.log(
     `New signing keys: ${kids.join(', ')}, published now, signing from ${activatesAt.toISOString()}. ` +
-      `Running instances sign with them within ${jwksRefreshSeconds} s of that time, without a restart; old keys keep verifying for ${retiredKeyGraceSeconds / 3600} h after it.`,
+      `Running instances sign with them within ${jwksRefreshSeconds} s of that time, without a restart; old keys stay in the JWKS for ${retiredKeyGraceSeconds / 3600} h after it and are accepted in id_token_hint for ${retiredKeyHintSeconds / 86400} days.`,
   );
 });

@@ -33,7 +33,7 @@ export const clientInputSchema = z.object({
   client_name: z.string().min(1).max(200).optional(),
   redirect_uris: z.array(redirectUri).min(1),
   post_logout_redirect_uris: z.array(redirectUri).default([]),
-  /** Public clients (SPAs, native apps) authenticate with PKCE alone. */
+  /** Public clients (single-page apps) authenticate with PKCE alone. */
   public: z.boolean().default(false),
   /** Given secrets (the demo's) may be short; `npm run client` generates 256-bit ones by default. */
   client_secret: z.string().min(12).optional(),

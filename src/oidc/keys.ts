@@ -14,6 +14,16 @@ export interface PrivateJwk extends JsonWebKey {
 export const retiredKeyGraceSeconds = 2 * 24 * 3600;
 
 /**
+ * A retired key stays with oidc-provider this long, verifying only: an ID token comes back as
+ * `id_token_hint` (logout, prompt=none) for as long as the session or grant it was issued in
+ * lives (14 days, provider.ts tokenTtl), and oidc-provider checks a hint's signature, not its
+ * expiry. Dropped with the JWKS's grace, an application that kept its sign-in's ID token would
+ * see its logout end on an error page. Relying parties are not offered the key for longer: the
+ * JWKS keeps retiredKeyGraceSeconds.
+ */
+export const retiredKeyHintSeconds = 14 * 24 * 3600;
+
+/**
  * A rotated key is published this long before it signs. Every instance's JWKS re-reads the keys
  * (jwksRefreshSeconds), so by the time any instance signs with the new key, all of them list it,
  * whichever instance a relying party fetches the JWKS from during a rolling restart.
@@ -72,7 +82,7 @@ export async function loadSigningKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'n
 
 /** The keys oidc-provider should hold now, in loadSigningKeys's order, without creating any. */
 export async function signingKeysNow(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<PrivateJwk[]> {
-  return (await listedKeys(ctx)).map((row) => JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk);
+  return (await listedKeys(ctx, retiredKeyHintSeconds)).map((row) => JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk);
 }
 
 /**
@@ -81,20 +91,20 @@ export async function signingKeysNow(ctx: Pick<Context, 'db' | 'secretBox' | 'no
  * this instance started is listed before any instance signs with it.
  */
 export async function publishedKeys(ctx: Pick<Context, 'db' | 'secretBox' | 'now'>): Promise<PublicJwk[]> {
-  return (await listedKeys(ctx)).map((row) => {
+  return (await listedKeys(ctx, retiredKeyGraceSeconds)).map((row) => {
     const { kid, alg, use, ...jwk } = JSON.parse(ctx.secretBox.open(row.private_jwk)) as PrivateJwk;
     return { ...createPublicKey({ key: jwk, format: 'jwk' }).export({ format: 'jwk' }), kid, alg, use };
   });
 }
 
 /**
- * The keys of the JWKS: first those signing now, newest first (oidc-provider signs with the first
- * key of an algorithm), then keys published ahead of their activation, then retired keys inside
- * their grace period (they only verify).
+ * The keys in use: first those signing now, newest first (oidc-provider signs with the first
+ * key of an algorithm), then keys published ahead of their activation, then keys retired less
+ * than `graceSeconds` ago (they only verify).
  */
-async function listedKeys(ctx: Pick<Context, 'db' | 'now'>): Promise<KeyRow[]> {
+async function listedKeys(ctx: Pick<Context, 'db' | 'now'>, graceSeconds: number): Promise<KeyRow[]> {
   const now = ctx.now();
-  const cutoff = new Date(now.getTime() - retiredKeyGraceSeconds * 1000);
+  const cutoff = new Date(now.getTime() - graceSeconds * 1000);
   const rows: (KeyRow & { created_at: Date })[] = await ctx
     .db('signing_keys')
     .where((q) => q.whereNull('retired_at').orWhere('retired_at', '>', cutoff))

@@ -52,7 +52,7 @@ describe('openapi.yaml', () => {
 
   it('describes no route the server lacks (oidc-provider endpoints aside)', () => {
     const declared = new Set(declaredRoutes().map((r) => `${r.method} ${toOpenApi(r.path)}`));
-    const provider = new Set(['/oauth2/.well-known/openid-configuration', '/oauth2/authorize', '/oauth2/token', '/oauth2/jwks', '/oauth2/revoke', '/oauth2/introspect', '/oauth2/logout']);
+    const provider = new Set(['/oauth2/.well-known/openid-configuration', '/oauth2/authorize', '/oauth2/token', '/oauth2/jwks', '/oauth2/revoke', '/oauth2/introspect', '/oauth2/par', '/oauth2/logout']);
     const stale: string[] = [];
     for (const [path, operations] of Object.entries(spec.paths)) {
       for (const method of Object.keys(operations)) {

@@ -5,7 +5,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { upsertClient } from '../../src/oidc/clients.ts';
-import { jwksRefreshSeconds, retiredKeyGraceSeconds, rotateSigningKeys } from '../../src/oidc/keys.ts';
+import { jwksRefreshSeconds, retiredKeyGraceSeconds, retiredKeyHintSeconds, rotateSigningKeys } from '../../src/oidc/keys.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
@@ -377,6 +377,13 @@ describe('key rotation', () => {
     expect(kids).toContain(oldRs);
     expect(kids).toEqual(expect.arrayContaining(rotated));
     await expect(verifyWithJwks(es256IdToken, 'rp-es')).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+
+    // Its ID tokens still come back as id_token_hint while a session they were issued in may
+    // live: the logout is offered, not an error page. Past that, the hint is refused.
+    expect((await logoutWithHint(new BrowserLike(nyckel.base), es256IdToken)).status).toBe(200);
+    await nyckel.ctx.db('signing_keys').where({ kid: oldEs }).update({ retired_at: ago(retiredKeyHintSeconds + 60) });
+    await nyckel.restart();
+    expect((await logoutWithHint(new BrowserLike(nyckel.base), es256IdToken)).status).toBe(400);
   });
 
   it('is taken up by a running instance within a minute, without a restart: it signs with the new key and accepts it as id_token_hint', async () => {
