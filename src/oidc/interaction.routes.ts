@@ -100,7 +100,11 @@ const signedInBefore = (uid: string) => `interaction:${uid}:signed-in-before`;
  * signed in earlier in the same second would pass.
  */
 function sessionSatisfies(session: PortalSessionWithId, details: Details, now: Date, stale: string | undefined): boolean {
-  const reasons = details.prompt.reasons.filter((r) => !anySessionAnswers.has(r));
+  // A request naming the signed-in person (id_token_hint, the claims parameter's sub) asks for
+  // that person, not for a new sign-in: oidc-provider names the reason whenever its own session
+  // cannot tell, as in a browser signed in only at /login.
+  const named = requestedSubjects(details);
+  const reasons = details.prompt.reasons.filter((r) => !anySessionAnswers.has(r) && named.get(r) !== session.account_id);
   if (reasons.length === 0) return true;
   if (reasons.every((r) => r === 'max_age')) {
     const maxAge = Number(details.params.max_age);
@@ -123,8 +127,7 @@ function loginUrl(details: Details): string {
 async function finish(provider: Provider, req: Request, res: Response, details: Details, session: PortalSession | null) {
   if (details.prompt.name === 'login') {
     const amr = session!.amr;
-    const subject = requestedSubject(details);
-    if (subject !== undefined && subject !== session!.account_id) {
+    if ([...requestedSubjects(details).values()].some((subject) => subject !== session!.account_id)) {
       // The relying party asked for one person (id_token_hint, or the claims parameter's sub) and
       // another is signed in: it is told so, never handed a code for the wrong account.
       await provider.interactionFinished(
@@ -167,20 +170,24 @@ async function finish(provider: Provider, req: Request, res: Response, details: 
 }
 
 /**
- * The subject this authorization request demands, if any. oidc-provider verified the
- * id_token_hint's signature when the request arrived, and the interaction's parameters come from
- * its own store, so only the payload is read here.
+ * The subjects this authorization request demands, by the name of the login prompt's reason each
+ * raises in oidc-provider: the claims parameter's `sub` value and the id_token_hint's `sub`.
+ * oidc-provider verified the hint's signature when the request arrived, and the interaction's
+ * parameters come from its own store, so only the payload is read here.
  */
-function requestedSubject(details: Details): string | undefined {
+function requestedSubjects(details: Details): Map<string, string> {
+  const subjects = new Map<string, string>();
   const claims = details.params.claims;
   if (typeof claims === 'string') {
     const value = (parseJson(claims) as { id_token?: { sub?: { value?: unknown } } } | undefined)?.id_token?.sub?.value;
-    if (typeof value === 'string') return value;
+    if (typeof value === 'string') subjects.set('claims_id_token_sub_value', value);
   }
   const hint = details.params.id_token_hint;
-  if (typeof hint !== 'string') return undefined;
-  const sub = (parseJson(Buffer.from(hint.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown } | undefined)?.sub;
-  return typeof sub === 'string' ? sub : undefined;
+  if (typeof hint === 'string') {
+    const sub = (parseJson(Buffer.from(hint.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown } | undefined)?.sub;
+    if (typeof sub === 'string') subjects.set('id_token_hint', sub);
+  }
+  return subjects;
 }
 
 function parseJson(text: string): unknown {

@@ -491,6 +491,23 @@ describe('a relying party signs a person in with openid-client', () => {
     expect((await exchange(config, callback, next)).claims()!.email).toBe('rp-other@example.com');
   });
 
+  it('answers an interactive request whose id_token_hint names the person signed in at /login with a code, no page', async () => {
+    const config = await discover('rp-one');
+    const first = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config, { scope: 'openid' });
+    const firstTokens = await exchange(config, await codeFrom(first, authorization), authorization);
+    const hint = firstTokens.id_token;
+
+    // Another browser, signed in at /login only (the tenant picker's way), as the same person.
+    const browser = new BrowserLike(server.base);
+    await signInThroughPortal(browser, new URL('/login', server.base));
+    const named = await authorizationRequest(config, { scope: 'openid', id_token_hint: hint! });
+    const callback = (await browser.follow(named.url.toString())).url;
+    expect(callback.origin + callback.pathname).toBe(redirectUri);
+    const tokens = await exchange(config, callback, named);
+    expect(tokens.claims()!.sub).toBe(firstTokens.claims()!.sub);
+  });
+
   it('answers login_required, never a code for another account, when id_token_hint names someone else', async () => {
     const config = await discover('rp-one');
     const bobs = new BrowserLike(server.base);
