@@ -35,6 +35,10 @@ export const smsSignSchema = z.strictObject({ name: z.string().trim().min(1).max
 export const smsSettingKeys = ['info', 'system_sms', 'sms_sign'] as const;
 export type SmsSettingKey = (typeof smsSettingKeys)[number];
 
+export function isSmsSettingKey(key: string): key is SmsSettingKey {
+  return (smsSettingKeys as readonly string[]).includes(key);
+}
+
 export const smsSettingBody = z.discriminatedUnion('key', [
   z.strictObject({ key: z.literal('info'), value: smsInfoSchema }),
   z.strictObject({ key: z.literal('system_sms'), value: systemSmsSchema }),
@@ -44,14 +48,18 @@ export const smsSettingBody = z.discriminatedUnion('key', [
 /** Integrations billed on the invoice. */
 export const integrationNames = ['alva', 'refapp', 'sri', 'sri_ref', 'evali'] as const;
 
-/** Known keys of the general settings and the shape each must have; sms_credits is only ever added to. */
-const knownSettings: Record<string, z.ZodType> = {
-  info: smsInfoSchema,
-  system_sms: systemSmsSchema,
-  sms_sign: smsSignSchema,
-  system_cronofy: z.strictObject({ value: z.boolean() }),
-  integrations: z.strictObject(Object.fromEntries(integrationNames.map((name) => [name, z.boolean().optional()]))),
-};
+/**
+ * Known keys of the general settings and the shape each must have; sms_credits is only ever added
+ * to. A Map, not an object literal: keys come from the request, and `constructor` or `__proto__`
+ * would find Object.prototype's members in an object and take them for a schema.
+ */
+const knownSettings = new Map<string, z.ZodType>([
+  ['info', smsInfoSchema],
+  ['system_sms', systemSmsSchema],
+  ['sms_sign', smsSignSchema],
+  ['system_cronofy', z.strictObject({ value: z.boolean() })],
+  ['integrations', z.strictObject(Object.fromEntries(integrationNames.map((name) => [name, z.boolean().optional()])))],
+]);
 
 export const settingKeySchema = z.string().regex(/^[a-z0-9_.-]{1,64}$/, 'Key must be 1–64 lowercase letters, digits, _ . or -');
 
@@ -74,7 +82,7 @@ export const settingBody = z.strictObject({ key: settingKeySchema, value: settin
     ctx.addIssue({ code: 'custom', path: ['key'], message: 'SMS credits are added through /settings/sms/credits' });
     return z.NEVER;
   }
-  const schema = knownSettings[key];
+  const schema = knownSettings.get(key);
   if (!schema) return { key, value: value as unknown };
   const result = schema.safeParse(value);
   if (!result.success) {

@@ -152,6 +152,34 @@ describe('settings', () => {
     expect((await admin.post(`/api/tenants/${id}/settings`).send({ key: 'Bad Key', value: 1 })).status).toBe(422);
     expect((await admin.post(`/api/tenants/${id}/settings`).send({ key: 'novalue' })).status).toBe(422);
   });
+
+  it("takes Object.prototype's names as free keys like any other, stored as given", async () => {
+    const tenant = await createTenant('Proto Co', 'protoco');
+    // The only names of Object.prototype's members the key rule (lower case) lets through.
+    for (const key of ['constructor', '__proto__']) {
+      const res = await admin.post(`/api/tenants/${tenant}/settings`).send({ key, value: { polluted: true } });
+      expect([res.status, res.body], key).toEqual([200, { tenant_id: tenant, key, value: { polluted: true } }]);
+    }
+    expect((await support.get(`/api/tenants/${tenant}/settings`)).body).toEqual(
+      ['__proto__', 'constructor'].map((key) => ({ tenant_id: tenant, key, value: { polluted: true } })),
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // Known keys are still checked.
+    expect((await admin.post(`/api/tenants/${tenant}/settings`).send({ key: 'system_cronofy', value: true })).status).toBe(422);
+  });
+
+  it('audits an SMS key set here as an SMS setting, as /settings/sms does', async () => {
+    const tenant = await createTenant('Sms Here Co', 'smshereco');
+    for (const [key, value] of [['system_sms', { value: true }], ['sms_sign', { name: 'Sms Here AB' }], ['theme', 'dark']] as const) {
+      expect((await admin.post(`/api/tenants/${tenant}/settings`).send({ key, value })).status, key).toBe(200);
+    }
+    const audit = await t.ctx.db('audit_events').where({ tenant_id: tenant }).whereLike('action', 'operator.%setting.set').orderBy('id');
+    expect(audit.map((row) => [row.action, row.details.key])).toEqual([
+      ['operator.sms_setting.set', 'system_sms'],
+      ['operator.sms_setting.set', 'sms_sign'],
+      ['operator.tenant_setting.set', 'theme'],
+    ]);
+  });
 });
 
 describe('SMS settings (spec: info, system_sms, sms_sign)', () => {

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import { AppError, errors } from '../../http/app-error.ts';
-import { functionsOf, smsSenderOf, smsSettingKeys, type TenantFunctions } from '../../tenants/tenant-settings.ts';
+import { functionsOf, isSmsSettingKey, smsSenderOf, type TenantFunctions } from '../../tenants/tenant-settings.ts';
 import {
   addSmsCredits,
   findTenant,
@@ -67,7 +67,7 @@ export async function tenantDetail(ctx: TenantContext, tenantId: string): Promis
     ...tenant,
     functions: functionsOf(byKey),
     settings,
-    sms_settings: settings.filter((s) => (smsSettingKeys as readonly string[]).includes(s.key)),
+    sms_settings: settings.filter((s) => isSmsSettingKey(s.key)),
     sms_credits: await readSmsCredits(ctx.db, tenantId),
     sms_sender: smsSenderOf(byKey),
   };
@@ -98,12 +98,13 @@ export async function tenantSettings(ctx: TenantContext, tenantId: string, keys?
 
 /**
  * Sets one setting (already validated against its known shape). The audit event keeps the old and
- * new value: settings hold configuration, never secrets.
+ * new value: settings hold configuration, never secrets. An SMS key is an SMS setting whichever
+ * route set it, so the log names it as one either way.
  */
 export async function setTenantSetting(
   ctx: TenantContext,
   operator: Operator,
-  input: { tenantId: string; key: string; value: unknown; sms: boolean },
+  input: { tenantId: string; key: string; value: unknown },
 ): Promise<void> {
   await assertTenant(ctx, input.tenantId);
   const at = ctx.now();
@@ -116,7 +117,7 @@ export async function setTenantSetting(
       trx,
       operator,
       {
-        action: input.sms ? 'operator.sms_setting.set' : 'operator.tenant_setting.set',
+        action: isSmsSettingKey(input.key) ? 'operator.sms_setting.set' : 'operator.tenant_setting.set',
         tenant_id: input.tenantId,
         details: { key: input.key, value: input.value, previous: previous?.value ?? null },
       },

@@ -59,7 +59,7 @@ export function createAdminTenantsRouter(ctx: Context): Router {
   router.post('/api/tenants/:tenantId/settings', admin, tenant, validate({ body: settingBody }), async (_req, res) => {
     const { tenantId } = res.locals.params;
     const { key, value } = res.locals.body;
-    await setTenantSetting(ctx, operatorOf(res), { tenantId, key, value, sms: false });
+    await setTenantSetting(ctx, operatorOf(res), { tenantId, key, value });
     res.json({ tenant_id: tenantId, key, value });
   });
 
@@ -69,7 +69,7 @@ export function createAdminTenantsRouter(ctx: Context): Router {
 
   router.post('/api/tenants/:tenantId/settings/sms', admin, tenant, validate({ body: smsSettingBody }), async (_req, res) => {
     const { key, value } = res.locals.body;
-    await setTenantSetting(ctx, operatorOf(res), { tenantId: res.locals.params.tenantId, key, value, sms: true });
+    await setTenantSetting(ctx, operatorOf(res), { tenantId: res.locals.params.tenantId, key, value });
     res.json({ key, value });
   });
 
