@@ -22,11 +22,16 @@ const pathOnly = /^\/oauth2(?:[/?]|$)/i;
  * and `login_hint` itself. The access log must not become a list of who signs in.
  */
 const secretParams = /([?&](?:token|code|otp|password|session_id|email|login_hint)=)[^&]*/gi;
+/**
+ * The console's searches carry their term in the path: a person's name or address, or a tenant's
+ * name. Only the term is left out, for the same reason as `email` above.
+ */
+const searchTermInPath = /^(\/api\/(?:accounts|tenants)\/search\/)[^/?]+/i;
 
 export function loggableUrl(url: string): string {
   if (secretInPath.test(url)) return url.replace(secretInPath, '$1[redacted]');
   if (pathOnly.test(url)) return url.split('?')[0] ?? url;
-  return url.replace(secretParams, '$1[redacted]');
+  return url.replace(searchTermInPath, '$1[redacted]').replace(secretParams, '$1[redacted]');
 }
 
 const unlogged = new Set(['/healthz', '/readyz']);

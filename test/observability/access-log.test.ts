@@ -69,6 +69,22 @@ describe('access log', () => {
     expect(JSON.stringify(lines)).not.toMatch(/k\.lind|example\.com/);
   });
 
+  it("never logs what the console searched for: a person's name or address, a tenant's name", async () => {
+    const { app, lines } = appLogging('info');
+    await request(app).get('/api/accounts/search/k.lind%40example.com');
+    await request(app).get('/API/Accounts/Search/Karin%20Lind/?token=x&page=2');
+    await request(app).get('/api/tenants/search/Lindqvist%20Rekrytering');
+    await request(app).get('/api/accounts/4f1c2a9e-0000-4000-8000-000000000000');
+    await settle();
+    expect(lines.map((line) => (line.req as { url: string }).url)).toEqual([
+      '/api/accounts/search/[redacted]',
+      '/API/Accounts/Search/[redacted]/?token=[redacted]&page=2',
+      '/api/tenants/search/[redacted]',
+      '/api/accounts/4f1c2a9e-0000-4000-8000-000000000000',
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/lind|example\.com/i);
+  });
+
   it("gives handlers a logger bound to the request's id, and logs 5xx as errors", async () => {
     const { app, lines } = appLogging('info');
     await request(app).get('/fails');
