@@ -5,6 +5,7 @@ import * as passkeys from './004_passkeys.ts';
 import * as signingKeyActivation from './005_signing_key_activation.ts';
 import * as securityNoticeRetries from './006_security_notice_retries.ts';
 import * as hashedClientSecrets from './007_hashed_client_secrets.ts';
+import * as oneOpenResetLink from './008_one_open_reset_link.ts';
 import * as unchosenLocale from './009_unchosen_locale.ts';
 
 /** Every migration, in order. A static list: no file-system discovery, so PGlite and bundling work alike. */
@@ -15,5 +16,6 @@ export const migrations: Record<string, Knex.Migration> = {
   '005_signing_key_activation': signingKeyActivation,
   '006_security_notice_retries': securityNoticeRetries,
   '007_hashed_client_secrets': hashedClientSecrets,
+  '008_one_open_reset_link': oneOpenResetLink,
   '009_unchosen_locale': unchosenLocale,
 };

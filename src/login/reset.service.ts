@@ -54,30 +54,43 @@ export interface ResetLink {
   expiresAt: Date;
 }
 
+/** Arbitrary constant naming the per-account advisory locks of createResetLink (the account's hash is the other half). */
+const resetLinkLock = 4_817_113;
+
 /**
  * Creates a single-use reset link valid one hour and revokes older ones. The link is built from
  * PUBLIC URL config, never from the request's Host header (a forged Host would otherwise mail
  * victims a link to an attacker's site). Used by the reset request, the PasswordResetRequired
  * step and the operator console.
+ *
+ * Two links made at once (an operator's reset mail and the person's own "forgot password") take
+ * turns: under READ COMMITTED neither would otherwise see the other's link to revoke it, and both
+ * would stay open (migration 008's unique index would refuse the second with a 500). The second
+ * waits, then revokes the first. The turn is an advisory lock, not the account's row: a reset
+ * being confirmed holds its link's row and then locks the account's (setPasswordHash), so waiting
+ * for that link while holding the account's row would deadlock. Inside the caller's transaction
+ * when given one (as a savepoint), so the lock lasts until that commits.
  */
 export async function createResetLink(
   ctx: Pick<Context, 'db' | 'config' | 'now' | 'secretBox'>,
   accountId: string,
   options: { type?: string | null | undefined; trx?: Queryable } = {},
 ): Promise<ResetLink> {
-  const db = options.trx ?? ctx.db;
   const token = randomBytes(32).toString('base64url');
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + resetTokenTtlSeconds * 1000);
-  await revokeResetTokens(db, accountId);
-  await db('password_reset_tokens').insert({
-    account_id: accountId,
-    token_hash: hashToken(token),
-    // Sealed (not hashed) so the operator console can list active links; see migration 002.
-    token_sealed: ctx.secretBox.seal(token),
-    type: options.type ?? null,
-    created_at: now,
-    expires_at: expiresAt,
+  await (options.trx ?? ctx.db).transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [resetLinkLock, accountId]);
+    await revokeResetTokens(trx, accountId);
+    await trx('password_reset_tokens').insert({
+      account_id: accountId,
+      token_hash: hashToken(token),
+      // Sealed (not hashed) so the operator console can list active links; see migration 002.
+      token_sealed: ctx.secretBox.seal(token),
+      type: options.type ?? null,
+      created_at: now,
+      expires_at: expiresAt,
+    });
   });
   return { link: `${ctx.config.publicUrl}/login/set-password/${token}`, expiresAt };
 }
