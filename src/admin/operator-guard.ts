@@ -11,6 +11,8 @@ export interface Operator {
   role: OperatorRole;
   ip: string | null;
   user_agent: string | null;
+  /** The portal session the call came with. Never recorded or shown: it is what the session cookie holds. */
+  session_id: string;
 }
 
 /** amr values that prove a second factor in this session (TOTP sign-in carries 'mfa', a security key 'hwk'). */
@@ -71,6 +73,7 @@ export function requireOperator(ctx: Context, required: OperatorRole = 'support'
       role,
       ip: req.ip ?? null,
       user_agent: req.get('user-agent') ?? null,
+      session_id: session.id,
     };
     res.locals.operator = operator;
     next();

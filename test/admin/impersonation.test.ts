@@ -260,11 +260,24 @@ describe('log in as user', () => {
     expect(again.headers.get('location')).toBe('/admin?impersonation_error=expired');
   });
 
-  it('of two openings at once in the operator’s browsers, exactly one gets it', async () => {
-    const first = await browserOf(admin);
-    const second = await browserOf(admin);
-    const started = await impersonate(first.browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'race' });
-    const opened = await Promise.all([first.browser.request(started.body.url), second.browser.request(started.body.url)]);
+  it('works only in the console session that asked for it, not in another of the same operator’s, which does not use it up', async () => {
+    const asking = await browserOf(admin);
+    const elsewhere = await browserOf(admin);
+    const started = await impersonate(asking.browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'other session' });
+    const opened = await elsewhere.browser.request(started.body.url);
+    expect(opened.headers.get('location')).toBe('/admin?impersonation_error=forbidden');
+    // Nothing waits for the tenant app in the session that was refused.
+    const authorization = await appAuthorization('openid');
+    const tokens = await exchange(await followAll(elsewhere.browser, authorization.url.toString()), authorization);
+    expect(tokens.claims()).toMatchObject({ sub: admin.id });
+    expect(tokens.claims()!.act).toBeUndefined();
+    expect((await asking.browser.follow(started.body.url)).url.toString()).toBe(`${appOrigin}/acme`);
+  });
+
+  it('of two openings at once in the browser that asked, exactly one gets it', async () => {
+    const { browser } = await browserOf(admin);
+    const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'race' });
+    const opened = await Promise.all([browser.request(started.body.url), browser.request(started.body.url)]);
     expect(opened.map((r) => r.headers.get('location')).sort()).toEqual(['/admin?impersonation_error=expired', `${appOrigin}/acme`]);
   });
 

@@ -33,7 +33,7 @@ export interface ImpersonationRequest {
 }
 
 export interface HandOffAnswer {
-  /** Open in the operator's browser within `expires_in` seconds; works once. */
+  /** Open in the browser that asked for it within `expires_in` seconds; works once. */
   url: string;
   expires_in: number;
   account_id: string;
@@ -65,6 +65,7 @@ export async function startImpersonation(ctx: Context, operator: Operator, input
   const token = await createHandOff(ctx, {
     operator_id: operator.account_id,
     operator_email: operator.email,
+    portal_session_id: operator.session_id,
     account_id: target.account_id,
     tenant_id: tenant.id,
     as: input.as,
@@ -95,13 +96,16 @@ export type OpenResult = { ok: true; location: string } | { ok: false; reason: '
 
 
 /**
- * The hand-off link opened in a browser. It works once, within 60 s, and only in the browser of
- * the operator who asked for it, still an admin with a second factor: a link that leaked (a log, a
- * shared screen) is useless to anyone else. Access is checked again, as it may have ended since.
+ * The hand-off link opened in a browser. It works once, within 60 s, and only in the portal
+ * session that asked for it (not merely one of the same operator's), still an admin with a second
+ * factor: a link that leaked (a log, a shared screen, another machine signed in as the operator)
+ * is useless anywhere else. Access is checked again, as it may have ended since.
  *
  * Who opens it is checked before it is used up, so a browser that is refused (a chat's link
- * preview, anyone the link reached) leaves it to the operator. Only then is it taken (getDel: of
- * two openings exactly one gets it), and the record taken is checked against the same session.
+ * preview, anyone the link reached) leaves it to the one that asked: no other session can ever
+ * pass the check, and spending it would let whoever reached the link cancel the hand-off. Only
+ * then is it taken (getDel: of two openings exactly one gets it), and the record taken is checked
+ * against the same session.
  */
 export async function openHandOff(ctx: Context, token: string, session: PortalSessionWithId | null): Promise<OpenResult> {
   const seen = await peekHandOff(ctx, token);
@@ -109,15 +113,23 @@ export async function openHandOff(ctx: Context, token: string, session: PortalSe
   if (!session || !(await mayOpen(ctx, seen, session))) return { ok: false, reason: 'forbidden' };
   const impersonation = await takeHandOff(ctx, token);
   if (!impersonation) return { ok: false, reason: 'expired' };
-  if (impersonation.operator_id !== session.account_id) return { ok: false, reason: 'forbidden' };
+  if (!isRequestingSession(impersonation, session)) return { ok: false, reason: 'forbidden' };
   if (!(await stillActive(ctx, impersonation))) return { ok: false, reason: 'access-inactive' };
   await setPending(ctx, session.id, impersonation);
   return { ok: true, location: impersonation.entry_url };
 }
 
-/** The browser is the requesting operator's, signed in with a second factor, and they are still an admin. */
+/**
+ * Plain equality of the session ids is enough: both are random 256-bit values that no opener of
+ * the link chooses, so no one can steer the comparison's timing to guess the stored one bit by bit.
+ */
+function isRequestingSession(impersonation: Impersonation, session: PortalSessionWithId): boolean {
+  return session.account_id === impersonation.operator_id && session.id === impersonation.portal_session_id;
+}
+
+/** The browser is the one that asked, signed in with a second factor, and its operator is still an admin. */
 async function mayOpen(ctx: Context, impersonation: Impersonation, session: PortalSessionWithId): Promise<boolean> {
-  if (session.account_id !== impersonation.operator_id || !provesSecondFactor(session.amr)) return false;
+  if (!isRequestingSession(impersonation, session) || !provesSecondFactor(session.amr)) return false;
   return (await findOperatorRole(ctx.db, session.account_id)) === 'admin';
 }
 

@@ -10,6 +10,8 @@ export type ImpersonationKind = 'user' | 'admin';
 export interface Impersonation {
   operator_id: string;
   operator_email: string;
+  /** The portal session that asked for the hand-off: only that browser may open it. */
+  portal_session_id: string;
   account_id: string;
   tenant_id: string;
   as: ImpersonationKind;
