@@ -5,7 +5,7 @@ import { limitByIp } from '../http/rate-limit.ts';
 import { validate } from '../http/validate.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
 import { setPortalSessionCookie } from '../session/portal-session.ts';
-import { loginCookie, loginCookieId } from './login-session.ts';
+import { loginCookie, loginCookieId, sameSessionId, takeLoginSession } from './login-session.ts';
 import {
   createPassword,
   pingLogin,
@@ -101,6 +101,18 @@ export function createLoginRouter(ctx: Context): Router {
 
   router.post('/auth/login/merge-mfa', limited, validate({ body: mergeMfaBody }), async (req, res) => {
     send(res, await mergeTotp(ctx, ref(req, res), res.locals.body.totp_code, info(req)));
+  });
+
+  /**
+   * Cancel on the login page ends the sign-in here too, so a reload (on a shared computer, the
+   * next person's) cannot resume it with the address already in. A session that is not this
+   * browser's is left alone but answered the same 204: the answer reveals nothing about it.
+   */
+  router.post('/auth/login/cancel', limited, validate({ body: sessionOnlyBody }), async (req, res) => {
+    const { cookieId, sessionId } = ref(req, res);
+    if (sameSessionId(cookieId, sessionId)) await takeLoginSession(ctx, sessionId);
+    clearAuthCookie(res, ctx.config, loginCookie);
+    res.status(204).end();
   });
 
   /** A probe: a malformed or foreign session_id answers `session: null`, never 4xx. */
