@@ -620,6 +620,87 @@ describe('invoice and notifications', () => {
   });
 });
 
+describe('notifications: sending to every tenant', () => {
+  const messageField = (page: Page) => page.getByLabel(t.en('admin.notification.message'), { exact: true });
+  const filterField = (page: Page) => page.getByLabel(t.en('admin.notification.tenant_filter'), { exact: true });
+  const sendButton = (page: Page) => page.getByRole('button', { name: t.en('admin.notification.send'), exact: true });
+  const confirmAll = (page: Page) => page.getByRole('dialog', { name: t.en('admin.notification.confirm_all_title') });
+  const stored = (message: string) => h.server.ctx.db('notifications').where({ message });
+
+  /** Every POST of a notification the page makes from now on. */
+  function notificationPosts(page: Page): string[] {
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/notification/') posts.push(request.postData() ?? '');
+    });
+    return posts;
+  }
+
+  async function openNotifications(page: Page) {
+    await signInAsOperator(page);
+    await page.goto('/admin/notifications');
+    await heading(page, 'admin.notifications').waitFor();
+    await filterField(page).waitFor();
+  }
+
+  it('Enter in the tenant filter filters, and never sends the notification', async () => {
+    const { page } = h;
+    const name = `Filtered ${unique('Kund')}`;
+    await createTenant(h.server.ctx.db, unique('filtered'), { name });
+    await openNotifications(page);
+    const posts = notificationPosts(page);
+    const message = `Filter then Enter ${unique('')}`;
+    await messageField(page).fill(message);
+
+    // No tenant chosen (every tenant): Enter in the filter neither sends nor asks to send.
+    await filterField(page).fill(name.toLowerCase());
+    await page.keyboard.press('Enter');
+    // One tenant chosen (no confirmation stands in the way): Enter still sends nothing.
+    const tenant = page.getByRole('checkbox', { name: new RegExp(name) });
+    await tenant.check();
+    await filterField(page).focus();
+    await page.keyboard.press('Enter');
+
+    // A send would have started at once, on the key press.
+    await page.waitForTimeout(500);
+    expect(posts).toEqual([]);
+    expect(await confirmAll(page).count()).toBe(0);
+    expect(await stored(message)).toHaveLength(0);
+    expect(await messageField(page).inputValue()).toBe(message);
+    expect(await tenant.isChecked()).toBe(true);
+    expect(await page.locator('.picker-list li').count()).toBe(1);
+    expect(await page.getByText(t.en('success.notification_sent'), { exact: true }).count()).toBe(0);
+  });
+
+  it('asks before sending to all tenants, starting on Cancel, and sends to every tenant once confirmed', async () => {
+    const { page } = h;
+    await createTenant(h.server.ctx.db, unique('everyone'), { name: `Everyone ${unique('Kund')}` });
+    await openNotifications(page);
+    const posts = notificationPosts(page);
+    const count = await page.locator('.picker-list li').count();
+    expect(count).toBeGreaterThan(1);
+    const message = `To everyone ${unique('')}`;
+    await messageField(page).fill(message);
+
+    await sendButton(page).click();
+    const dialog = confirmAll(page);
+    await dialog.waitFor();
+    await dialog.getByText(t.en('admin.notification.confirm_all_count_other', { count }), { exact: true }).waitFor();
+    await h.shot('admin-notification-confirm-all');
+    // A warning: Enter alone lands on Cancel, and nothing is sent.
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(posts).toEqual([]);
+    expect(await messageField(page).inputValue()).toBe(message);
+
+    await sendButton(page).click();
+    await dialog.getByRole('button', { name: t.en('admin.notification.confirm_all'), exact: true }).click();
+    await page.getByText(t.en('success.notification_sent'), { exact: true }).waitFor();
+    expect(posts).toHaveLength(1);
+    expect(await stored(message)).toMatchObject([{ tenants: [] }]);
+  });
+});
+
 describe('signing out of this browser', () => {
   it('the top bar signs the operator out: busy while the call runs, then /login, and the console asks to sign in again', async () => {
     const { page } = h;

@@ -312,7 +312,118 @@ describe('authenticator code sign-in', () => {
   });
 });
 
+describe('Cancel', () => {
+  it('ends the sign-in on the server too: a reload shows Start, not the cancelled step with the address', async () => {
+    const { page } = h;
+    const { email } = await personWithTenant('shared', PASSWORD);
+    await openLogin(page);
+    await enterEmail(page, email);
+    const passwordField = page.getByLabel(t.en('login.credentials.password'), { exact: true });
+    await passwordField.waitFor();
+
+    const cancelled = page.waitForResponse((res) => new URL(res.url()).pathname === '/auth/login/cancel');
+    await page.getByRole('button', { name: t.en('app.cancel'), exact: true }).click();
+    expect((await cancelled).status()).toBe(204);
+    const emailField = page.getByLabel(t.en('login.start.email'), { exact: true });
+    expect(await emailField.inputValue()).toBe('');
+
+    // The next person at this computer reloads: nothing of the cancelled sign-in comes back.
+    await page.reload();
+    await emailField.waitFor();
+    expect(await emailField.inputValue()).toBe('');
+    expect(await passwordField.count()).toBe(0);
+    expect(await page.getByText(email).count()).toBe(0);
+  });
+});
+
+describe('a call that gets no answer', () => {
+  it('gives up after 20 seconds with the network error, and the form can be used again', async () => {
+    const { page } = h;
+    await page.clock.install();
+    await openLogin(page);
+    // The start call is held and never answered (a dropped connection, a proxy holding it).
+    const held = holdRequest(page, '**/auth/login/start');
+    await enterEmail(page, uniqueEmail('silent'));
+    await held;
+    const submit = page.getByRole('button', { name: t.en('login.start.submit'), exact: true });
+    expect(await submit.getAttribute('aria-busy')).toBe('true');
+
+    await page.clock.runFor(19_000);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.clock.runFor(1_500);
+    expect(await alertText(page)).toBe(t.en('errors.network_error'));
+    expect(await submit.isDisabled()).toBe(false);
+  });
+});
+
+describe('when the list of sign-in providers cannot be loaded', () => {
+  /** An account whose only way in is an upstream identity at `host` (no password). */
+  async function upstreamOnly(name: string, host: string) {
+    const person = await personWithTenant(name);
+    await h.server.ctx.db('credentials').insert({ account_id: person.accountId, type: 'oidc', provider: host, subject: `${name}-${counter}` });
+    return person;
+  }
+
+  const passwordField = (page: Page) => page.getByLabel(t.en('login.credentials.password'), { exact: true });
+
+  it('a Google-only account is still sent to Google (its credential names it), never shown a password form', async () => {
+    const { page } = h;
+    const { email } = await upstreamOnly('googleonly', 'accounts.google.com');
+    await page.route('**/auth/providers', (route) => route.abort('connectionfailed'));
+
+    const toGoogle = page.waitForRequest((request) => new URL(request.url()).pathname === '/auth/login/oauth/google');
+    await openLogin(page);
+    await enterEmail(page, email);
+    await toGoogle;
+    // This server has no Google configured, so the browser comes back with that error; the
+    // step still offers Google, and still no password the account does not have.
+    expect(await alertText(page)).toBe(t.en('upstream.errors.provider_not_configured'));
+    await page.getByRole('link', { name: t.en('login.credentials.google'), exact: true }).waitFor();
+    expect(await passwordField(page).count()).toBe(0);
+  });
+
+  it('an account it cannot classify without the list is offered Try again, not a password form', async () => {
+    const { page } = h;
+    const { email } = await upstreamOnly('unclassified', 'idp.example.test');
+    await page.route('**/auth/providers', (route) => route.abort('connectionfailed'));
+
+    await openLogin(page);
+    await enterEmail(page, email);
+    expect(await alertText(page)).toBe(t.en('login.credentials.providers_failed'));
+    expect(await passwordField(page).count()).toBe(0);
+    await expectFocusOn(page, 'button', t.en('app.retry'));
+    await h.shot('login-providers-failed');
+
+    // Loaded now: this server has no provider, so the password form is the only way left.
+    await page.unroute('**/auth/providers');
+    await page.getByRole('button', { name: t.en('app.retry'), exact: true }).click();
+    await passwordField(page).waitFor();
+    expect(await page.getByText(t.en('login.credentials.providers_failed')).count()).toBe(0);
+  });
+});
+
 describe('password reset', () => {
+  it('"Forgot password?" keeps the sign-in\'s query: the request carries its type, and Back to sign in returns into it', async () => {
+    const { page } = h;
+    const { email } = await personWithTenant('athenareset', PASSWORD);
+    const query = '?type=athena&client_id=recruiting&interaction=abc123&lang=en';
+    await openLogin(page, 'en', query);
+    await enterEmail(page, email);
+    await page.getByRole('link', { name: t.en('login.credentials.forgot'), exact: true }).click();
+    await page.getByRole('heading', { name: t.en('reset.title'), exact: true }).waitFor();
+    expect(new URL(page.url()).search).toBe(query);
+    expect(await page.getByLabel(t.en('login.start.email'), { exact: true }).inputValue()).toBe(email);
+
+    const sent = page.waitForRequest((request) => new URL(request.url()).pathname === '/auth/reset/request');
+    await page.getByRole('button', { name: t.en('reset.submit'), exact: true }).click();
+    expect((await sent).postDataJSON()).toEqual({ email, type: 'athena' });
+    await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
+
+    await page.getByRole('link', { name: t.en('app.back_to_login'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect(new URL(page.url()).search).toBe(query);
+  });
+
   it('sends a link, sets a new password with it, and signs in with the new password', async () => {
     const { page } = h;
     const { email, tenant } = await personWithTenant('erin', PASSWORD);

@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { destroyAccountPortalSessions } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { useBrowserHarness } from './harness.ts';
@@ -130,6 +131,71 @@ describe('account profile in the browser', () => {
     await page.getByRole('button', { name: t.en('profile.password.confirm'), exact: true }).click();
     await page.getByRole('status').filter({ hasText: t.en('success.credential_deleted') }).waitFor();
     await expect.poll(() => passwordSwitch.isChecked()).toBe(false);
+  });
+});
+
+describe('a session that ends while the profile is open', () => {
+  it('says so on /login, and signing in again returns to /profile', async () => {
+    const { id, email } = await personWithTenant();
+    const { page } = h;
+    await onProfile(page, email);
+    // Every section has loaded: the next call to notice the ended session is the save.
+    await page.waitForLoadState('networkidle');
+    await destroyAccountPortalSessions(h.server.ctx, id);
+
+    await page.getByRole('button', { name: t.en('profile.name_edit'), exact: true }).click();
+    await page.getByLabel(t.en('profile.name'), { exact: true }).fill('Pat Too Late');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect(new URL(page.url()).searchParams.get('return_to')).toBe('/profile');
+    expect((await page.getByRole('alert').innerText()).trim()).toBe(t.en('errors.session_expired'));
+    await h.shot('profile-session-expired');
+
+    await page.getByLabel(t.en('login.start.email'), { exact: true }).fill(email);
+    await page.getByRole('button', { name: t.en('login.start.submit'), exact: true }).click();
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/profile');
+    await heading(page, t.en('profile.title')).waitFor();
+  });
+});
+
+describe('unlinking Google from the profile', () => {
+  const googleSwitch = (page: Page) =>
+    page.getByRole('switch', { name: t.en('upstream.switches.label', { provider: t.en('provider.google') }), exact: true });
+
+  it('gives the focus back to the switch after Escape, Keep it and the unlink, and holds the switches while asking', async () => {
+    const { id, email } = await personWithTenant();
+    await h.server.ctx.db('credentials').insert({ account_id: id, type: 'oidc', provider: 'accounts.google.com', subject: `profile-google-${counter}` });
+    const { page } = h;
+    // The test server has no Google configured; the page is told it has.
+    await page.route('**/auth/providers', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ providers: [{ id: 'google', host: 'accounts.google.com' }] }) }),
+    );
+    await onProfile(page, email);
+    const toggle = googleSwitch(page);
+    const unlink = page.getByRole('button', { name: t.en('upstream.switches.confirm'), exact: true });
+    expect(await toggle.isChecked()).toBe(true);
+
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => isFocused(unlink)).toBe(true);
+    expect(await toggle.isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await unlink.waitFor({ state: 'detached' });
+    await expect.poll(() => isFocused(toggle)).toBe(true);
+
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: t.en('upstream.switches.keep'), exact: true }).click();
+    await expect.poll(() => isFocused(toggle)).toBe(true);
+    expect(await toggle.isChecked()).toBe(true);
+
+    await page.keyboard.press('Space');
+    await unlink.click();
+    await page.getByRole('status').filter({ hasText: t.en('upstream.switches.unlinked', { provider: t.en('provider.google') }) }).waitFor();
+    await expect.poll(() => toggle.isChecked()).toBe(false);
+    await expect.poll(() => isFocused(toggle)).toBe(true);
+    expect(await h.server.ctx.db('credentials').where({ account_id: id, type: 'oidc' })).toHaveLength(0);
   });
 });
 

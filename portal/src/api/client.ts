@@ -76,9 +76,21 @@ function toDetail(body: unknown): ErrorDetail[] {
     .map((item) => ({ type: String(item.type ?? ''), msg: String(item.msg ?? '') }));
 }
 
+function networkError(cause: unknown): ApiError {
+  const msg = cause instanceof Error ? cause.message : String(cause);
+  return new ApiError(0, 'Network Error', [{ type: 'network_error', msg }]);
+}
+
+/**
+ * How long a call may wait for its answer. One that never comes (a dropped connection, a proxy
+ * holding it) would otherwise leave its button busy for good; past this it is a network error.
+ */
+const REQUEST_TIMEOUT_MS = 20_000;
+
 /**
  * The one fetch wrapper: same-origin cookies, JSON both ways. Success gives the parsed body, or
- * undefined for 204, an empty or a non-JSON body. Failure throws ApiError.
+ * undefined for 204, an empty or a non-JSON body. Failure throws ApiError; no answer within
+ * REQUEST_TIMEOUT_MS is status 0 `network_error`, as is no answer at all.
  */
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
@@ -92,12 +104,18 @@ export async function request<T>(method: string, path: string, options: RequestO
       credentials: 'same-origin',
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
   } catch (cause) {
-    const msg = cause instanceof Error ? cause.message : String(cause);
-    throw new ApiError(0, 'Network Error', [{ type: 'network_error', msg }]);
+    throw networkError(cause);
   }
-  const text = response.status === 204 ? '' : await response.text().catch(() => '');
+  let text: string;
+  try {
+    text = response.status === 204 ? '' : await response.text();
+  } catch (cause) {
+    // The body stopped coming (cut off, or past the timeout): nothing of the answer can be trusted.
+    throw networkError(cause);
+  }
   const body = parseJson(text);
   if (!response.ok) throw new ApiError(response.status, response.statusText, toDetail(body), retryAfterSeconds(response));
   return body as T;
@@ -163,6 +181,11 @@ export function createPassword(payload: { session_id: string; password: string }
 
 export function skipCreatePassword(payload: { session_id: string }): Promise<LoginSessionResponse> {
   return request('POST', '/auth/login/skip-create-password', { body: payload });
+}
+
+/** Ends the sign-in in progress on the server (Cancel): a reload then finds nothing to resume. */
+export async function loginCancel(payload: { session_id: string }): Promise<void> {
+  await request('POST', '/auth/login/cancel', { body: payload });
 }
 
 // ---- password reset ----

@@ -49,6 +49,9 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
   weak_password: { key: 'errors.weak_password', kind: 'soft', useServerMessage: true },
   validation_error: { key: 'errors.validation_error', kind: 'soft', useServerMessage: true },
   network_error: { key: 'errors.network_error', kind: 'soft' },
+  // Passed in the query only (`/login?error=session_expired&return_to=…`): the profile's session
+  // ended; signing in again goes back there.
+  session_expired: { key: 'errors.session_expired', kind: 'soft' },
   // Passed in the query only (`/login?error=<type>`): an answer with status 503 is a network error.
   service_unavailable: { key: 'errors.service_unavailable', kind: 'soft' },
   // The application's sign-in request (the OIDC interaction) ended before the person finished:

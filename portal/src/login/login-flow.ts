@@ -1,5 +1,6 @@
-import { useCallback, useMemo, useReducer } from 'react';
+import { useCallback, useMemo, useReducer, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { loginCancel } from '../api/client.ts';
 import type { LoginSessionResponse } from '../api/types.ts';
 import { describeLoginError } from './error-messages.ts';
 import { createInitialLoginState, loginReducer, type LoginAction, type LoginState } from './login-reducer.ts';
@@ -23,11 +24,14 @@ export function useLoginFlow(query: URLSearchParams): LoginFlow {
   const { t } = useTranslation();
   const [state, dispatch] = useReducer(loginReducer, query.get('email') ?? '', createInitialLoginState);
   const sessionId = state.session?.session_id ?? query.get('session_id') ?? '';
+  const cancelling = useRef<Promise<void>>(Promise.resolve());
 
   const submit = useCallback(
     async (call: (sessionId: string) => Promise<LoginSessionResponse>) => {
       dispatch({ type: 'requested' });
       try {
+        // A Cancel's call clears the login cookie: it must land before a new Start sets the next one.
+        await cancelling.current;
         dispatch({ type: 'answered', session: await call(sessionId) });
       } catch (error) {
         dispatch({ type: 'failed', error });
@@ -49,7 +53,18 @@ export function useLoginFlow(query: URLSearchParams): LoginFlow {
     [sessionId],
   );
 
-  const cancel = useCallback(() => dispatch({ type: 'cancelled' }), []);
+  /**
+   * The page returns to Start at once; the server ends the session too, so a reload (the next
+   * person's, on a shared computer) does not resume it. Should that call fail, the session
+   * just runs out at its TTL.
+   */
+  const cancel = useCallback(() => {
+    if (sessionId) {
+      cancelling.current = loginCancel({ session_id: sessionId }).catch((error: unknown) => console.warn('could not end the login session', error));
+    }
+    dispatch({ type: 'cancelled' });
+  }, [sessionId]);
+
   const errorText = useMemo(() => (state.error ? describeLoginError(state.error, t) : null), [state.error, t]);
 
   return { state, sessionId, errorText, dispatch, submit, notify, cancel };

@@ -31,6 +31,34 @@ export function credentialButtons(configured: readonly ConfiguredProvider[] | nu
   return PROVIDERS.filter((provider) => configured?.some((c) => c.id === provider));
 }
 
+/** What the credentials step offers: provider buttons, the password form, or neither yet. */
+export interface CredentialOptions {
+  providers: Provider[];
+  showPassword: boolean;
+  /**
+   * No password and nothing else to offer until the providers list is known (while it loads, or
+   * after it failed and the account's credentials name no provider by host).
+   */
+  unclassified: boolean;
+}
+
+/**
+ * The buttons are every configured provider (a first sign-in with a verified matching email links
+ * itself); without the list (it failed to load) the account's own credentials name theirs by
+ * host. The password form is the last resort of an account without one only once the list says
+ * there is no other way: an account not classified yet is never shown a password it does not have.
+ */
+export function credentialOptions(
+  session: LoginSessionResponse | null,
+  configured: { list: readonly ConfiguredProvider[] | null; failed: boolean },
+  passkey: boolean,
+): CredentialOptions {
+  const { list, failed } = configured;
+  const providers = list ? credentialButtons(list) : failed ? signInProviders(session) : [];
+  const showPassword = hasPasswordCredential(session) || (list !== null && providers.length === 0 && !passkey);
+  return { providers, showPassword, unclassified: !showPassword && providers.length === 0 && !passkey };
+}
+
 /** Whether the account has a password (an answer without a credential list counts as yes). */
 export function hasPasswordCredential(session: LoginSessionResponse | null): boolean {
   const credentials = session?.available_credentials ?? [];

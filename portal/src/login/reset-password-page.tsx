@@ -7,6 +7,7 @@ import { AuthLayout } from '../components/auth-layout.tsx';
 import { Button } from '../components/button.tsx';
 import { useAutoFocus, useFocusOnEach } from '../components/use-auto-focus.ts';
 import { resetRequestErrorKey } from './error-messages.ts';
+import { backToLoginHref } from './login-query.ts';
 import { RESET_EMAIL_KEY } from './reset-email.ts';
 
 /** Spec section 5: a simple address pattern; submit stays disabled until it matches. */
@@ -23,7 +24,8 @@ function storedEmail(): string {
 /** /login/reset-password: the confirmation never reveals whether the address has an account. */
 export function ResetPasswordPage() {
   const { t } = useTranslation();
-  const query = new URLSearchParams(useSearch());
+  const search = useSearch();
+  const query = new URLSearchParams(search);
   const [email, setEmail] = useState(() => query.get('email') ?? storedEmail());
   const [status, setStatus] = useState<'idle' | 'sending' | 'sent'>('idle');
   const [errorKey, setErrorKey] = useState<string | null>(null);
@@ -90,7 +92,7 @@ export function ResetPasswordPage() {
             <ErrorAlert message={errorKey ? t(errorKey) : null} />
           </form>
         )}
-        <Link href="/login" className="text-link">
+        <Link href={backToLoginHref(search)} className="text-link">
           {t('app.back_to_login')}
         </Link>
       </section>

@@ -1,12 +1,12 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { deviceName } from '../../../src/http/device-name.ts';
 import { accountSessions, signOutApplication, signOutOtherSessions, signOutSession, type ApplicationListing, type SessionListing } from './profile-api.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';
+import { useSessionExpired } from './session-expired.ts';
 import { signOutAndLeave } from './sign-out.ts';
 import { useLoad } from './use-load.ts';
 
@@ -20,7 +20,7 @@ type Outcome = 'session' | 'others' | 'application' | 'failed' | null;
  */
 export function ActiveSessions() {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const sessions = useLoad(accountSessions);
   const [pending, setPending] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -37,7 +37,7 @@ export function ActiveSessions() {
       headingRef.current?.focus();
     } catch (error) {
       const failure = profileFailure(error);
-      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'signed-out') return sessionExpired();
       if (!(failure.kind === 'rejected' && failure.status === 404)) setOutcome('failed');
     } finally {
       setPending(null);

@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { currentLanguage, SUPPORTED_LANGUAGES } from '../i18n/index.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { saveSetting, type Locale } from './profile-api.ts';
+import { useSessionExpired } from './session-expired.ts';
 
 type Outcome = 'saved' | 'failed' | null;
 
@@ -16,7 +16,7 @@ type Outcome = 'saved' | 'failed' | null;
  */
 export function LanguageSetting({ onSaved }: { onSaved: (locale: Locale) => void }) {
   const { t, i18n } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const id = useId();
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -31,7 +31,7 @@ export function LanguageSetting({ onSaved }: { onSaved: (locale: Locale) => void
       onSaved(next);
       setOutcome('saved');
     } catch (error) {
-      if (profileFailure(error).kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (profileFailure(error).kind === 'signed-out') return sessionExpired();
       await i18n.changeLanguage(previous);
       setOutcome('failed');
     } finally {

@@ -1,12 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { useFocusOnEach } from '../components/use-auto-focus.ts';
 import { nameProblem, NAME_PROBLEM_KEYS, type NameProblem } from './name-rules.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { saveSetting } from './profile-api.ts';
+import { useSessionExpired } from './session-expired.ts';
 
 type Problem = NameProblem | 'failed';
 
@@ -58,7 +58,7 @@ export function NameSetting({ name, onSaved }: { name: string; onSaved: (name: s
 
 function NameForm({ name, onCancel, onSaved }: { name: string; onCancel: () => void; onSaved: (name: string) => void }) {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const id = useId();
   const [value, setValue] = useState(name);
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -78,7 +78,7 @@ function NameForm({ name, onCancel, onSaved }: { name: string; onCancel: () => v
       onSaved(saved.value);
     } catch (error) {
       const failure = profileFailure(error);
-      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'signed-out') return sessionExpired();
       setProblem(failure.kind === 'rejected' && failure.status === 422 ? 'invalid' : 'failed');
       setFailures((count) => count + 1);
     } finally {

@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { addPasskey, listPasskeys, passkeyProblem, passkeysSupported, PASSKEY_PROBLEM_KEYS, removePasskey, type Passkey } from '../api/passkeys.ts';
 import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { deviceName } from '../../../src/http/device-name.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';
+import { useSessionExpired } from './session-expired.ts';
 import { useLoad } from './use-load.ts';
 
 /** The server's refusals this section explains; anything else is a generic failure. */
@@ -31,7 +31,7 @@ type FocusRemove = { id: string } | null;
  */
 export function PasskeysSection({ email, onChanged }: { email: string; onChanged: () => void }) {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const passkeys = useLoad(listPasskeys);
   const reauth = useReauthentication(email);
   const [busy, setBusy] = useState<'adding' | string | null>(null);
@@ -58,7 +58,7 @@ export function PasskeysSection({ email, onChanged }: { email: string; onChanged
 
   const fail = (error: unknown) => {
     const failure = profileFailure(error);
-    if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+    if (failure.kind === 'signed-out') return sessionExpired();
     if (failure.kind === 'reauth') return reauth.require(failure.reason);
     const problem = passkeyProblem(error);
     if (problem) return setMessage({ kind: 'error', key: PASSKEY_PROBLEM_KEYS[problem] });

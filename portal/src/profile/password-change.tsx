@@ -1,12 +1,12 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { isCreatePasswordValid } from '../login/password-rules.ts';
 import { changePassword } from './profile-api.ts';
-import { LOGIN_PATH, passwordChangeFailure } from './profile-errors.ts';
+import { passwordChangeFailure } from './profile-errors.ts';
+import { useSessionExpired } from './session-expired.ts';
 
 /** The message of a failed change (i18n key), and whether it is about the current password. */
 type Problem = { key: string; current: boolean };
@@ -23,7 +23,7 @@ type FocusTarget = 'current' | 'submit' | 'done';
  */
 export function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const id = useId();
   const [current, setCurrent] = useState('');
   const [password, setPassword] = useState('');
@@ -59,7 +59,7 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
       onChanged();
     } catch (error) {
       const failure = passwordChangeFailure(error);
-      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'signed-out') return sessionExpired();
       setProblem(failure);
       setFocus({ target: failure.current ? 'current' : 'submit' });
     } finally {

@@ -1,13 +1,13 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { ConfirmPanel } from './confirm-panel.tsx';
 import { requestPasswordSetupLink } from './profile-api.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
+import { useSessionExpired } from './session-expired.ts';
 
 type Outcome = 'deleted' | 'failed' | 'link-sent' | 'link-failed' | null;
 
@@ -27,7 +27,7 @@ interface PasswordSwitchProps {
  */
 export function PasswordSwitch({ email, isUser, credentials, onChanged }: PasswordSwitchProps) {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const id = useId();
   const passwords = credentials.filter((credential) => credential.type === 'password');
   const on = passwords.length > 0;
@@ -43,7 +43,7 @@ export function PasswordSwitch({ email, isUser, credentials, onChanged }: Passwo
 
   const fail = (error: unknown, otherwise: Outcome) => {
     const failure = profileFailure(error);
-    if (failure.kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
+    if (failure.kind === 'signed-out') sessionExpired();
     else if (failure.kind === 'reauth') reauth.require(failure.reason);
     else setOutcome(otherwise);
   };

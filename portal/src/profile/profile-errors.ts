@@ -4,7 +4,7 @@ import { SECOND_FACTOR_PARAM } from '../login/second-factor.ts';
 /**
  * What a failed profile call means for the page. The server's `type` decides; the portal never
  * guesses from the status alone except where the contract gives no type.
- * - signed-out: the session is gone (401 other than a wrong code) → /login;
+ * - signed-out: the session is gone (401 other than a wrong code) → /login, and back (sessionExpiredUrl);
  * - reauth: the change needs a new sign-in → /login?email=…&return_to=…, for a `reason`:
  *   - `recent-sign-in` (403 reauthentication_required): one within the last 5 minutes, any method;
  *   - `second-factor` (403 profile/mfa-required): the second factors of an account that has one
@@ -64,6 +64,15 @@ export function reauthUrl(email: string, returnTo = '/profile', reason: ReauthRe
 }
 
 export const LOGIN_PATH = '/login';
+
+/**
+ * Where a person whose session ended (a 401 from a profile call) goes: the login page says why
+ * ("Session expired, please log in again") and, once they are signed in, brings them back to the
+ * page they were on (`return_to` is a local path; the login page follows nothing else).
+ */
+export function sessionExpiredUrl(returnTo: string): string {
+  return `${LOGIN_PATH}?${new URLSearchParams({ error: 'session_expired', return_to: returnTo }).toString()}`;
+}
 
 /** What the setup page does after a failed activation. */
 export type ActivateOutcome =

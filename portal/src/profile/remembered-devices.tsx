@@ -1,14 +1,14 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { revokeDevice } from '../api/client.ts';
 import type { RememberedDevice, TfaDevicesResponse } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { deviceName } from '../../../src/http/device-name.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
 import { RELATIVE_TIME_KEYS, relativeTime } from './relative-time.ts';
+import { useSessionExpired } from './session-expired.ts';
 import type { Loaded } from './use-load.ts';
 
 type Outcome = 'forgotten' | 'failed' | null;
@@ -16,7 +16,7 @@ type Outcome = 'forgotten' | 'failed' | null;
 /** Browsers that skip the authenticator code at sign-in ("remember this device"), each revocable. */
 export function RememberedDevices({ email, devices }: { email: string; devices: Loaded<TfaDevicesResponse> }) {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const [forgetting, setForgetting] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const reauth = useReauthentication(email);
@@ -34,7 +34,7 @@ export function RememberedDevices({ email, devices }: { email: string; devices: 
       headingRef.current?.focus();
     } catch (error) {
       const failure = profileFailure(error);
-      if (failure.kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'signed-out') sessionExpired();
       else if (failure.kind === 'reauth') reauth.require(failure.reason);
       else if (failure.kind === 'rejected' && failure.status === 404) devices.reload();
       else setOutcome('failed');

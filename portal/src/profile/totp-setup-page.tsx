@@ -6,10 +6,11 @@ import type { UserInfo } from '../api/types.ts';
 import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { PROFILE_PATH, type ProfileHistoryState } from './profile-navigation.ts';
-import { activateOutcome, LOGIN_PATH, type ActivateOutcome } from './profile-errors.ts';
+import { activateOutcome, type ActivateOutcome } from './profile-errors.ts';
 import { ProfileLayout } from './profile-layout.tsx';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
 import { SecretKey } from './secret-key.tsx';
+import { useSessionExpired } from './session-expired.ts';
 import { codeInput, qrCodeSrc, TOTP_CODE_LENGTH } from './totp-secret.ts';
 import { useLoad } from './use-load.ts';
 import { useUserInfo } from './use-userinfo.ts';
@@ -129,6 +130,7 @@ interface ActivateFormProps {
 function ActivateForm({ email, onExpired }: ActivateFormProps) {
   const { t } = useTranslation();
   const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const id = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const [code, setCode] = useState('');
@@ -161,7 +163,7 @@ function ActivateForm({ email, onExpired }: ActivateFormProps) {
       return;
     } catch (error) {
       const outcome = activateOutcome(error);
-      if (outcome === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (outcome === 'signed-out') return sessionExpired();
       if (outcome === 'reauth') return reauth.require();
       setCode('');
       fail(outcome);

@@ -6,8 +6,9 @@ import type { AvailableCredential } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { ConfirmPanel } from './confirm-panel.tsx';
 import { TOTP_SETUP_PATH } from './profile-navigation.ts';
-import { LOGIN_PATH, profileFailure } from './profile-errors.ts';
+import { profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
+import { useSessionExpired } from './session-expired.ts';
 
 /** `kept`: the server refused because an operator account must keep a second factor. */
 type Outcome = 'deleted' | 'failed' | 'kept' | null;
@@ -26,6 +27,7 @@ interface TwoFactorSectionProps {
 export function TwoFactorSection({ email, credentials, onChanged }: TwoFactorSectionProps) {
   const { t } = useTranslation();
   const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const totp = credentials.filter((credential) => credential.type === 'totp');
   const on = totp.length > 0;
   const [confirming, setConfirming] = useState(false);
@@ -58,7 +60,7 @@ export function TwoFactorSection({ email, credentials, onChanged }: TwoFactorSec
       onChanged();
     } catch (error) {
       const failure = profileFailure(error);
-      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'signed-out') return sessionExpired();
       if (failure.kind === 'reauth') reauth.require(failure.reason);
       else {
         setOutcome(failure.kind === 'rejected' && failure.type === 'credential/second-factor-required' ? 'kept' : 'failed');

@@ -1,6 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation } from 'wouter';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { profileLinkUrl, type ConfiguredProvider } from '../api/upstream.ts';
@@ -8,8 +7,9 @@ import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { ConfirmPanel } from './confirm-panel.tsx';
 import { useConfiguredProviders } from '../login/oauth-providers.ts';
 import { providerOf, type Provider } from '../login/providers.ts';
-import { LOGIN_PATH, profileFailure, reauthUrl } from './profile-errors.ts';
+import { profileFailure, reauthUrl } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
+import { useSessionExpired } from './session-expired.ts';
 import { describeSwitchMessage, upstreamArrival, type SwitchMessage } from './upstream-arrival.ts';
 
 interface UpstreamSwitchesProps {
@@ -29,12 +29,19 @@ interface UpstreamSwitchesProps {
  */
 export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwitchesProps) {
   const { t } = useTranslation();
-  const configured = useConfiguredProviders();
+  const configured = useConfiguredProviders().list;
   const [message, setMessage] = useState<SwitchMessage | null>(() => upstreamArrival(window.location.search));
   const [confirming, setConfirming] = useState<Provider | null>(null);
   const [pending, setPending] = useState<Provider | null>(null);
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const reauth = useReauthentication(email);
+  const switches = useRef(new Map<Provider, HTMLInputElement>());
+  // Focus goes back to the switch once its confirmation closes (after the re-render enables it);
+  // a new object each time, so the same switch gets it again.
+  const [focusSwitch, setFocusSwitch] = useState<{ provider: Provider } | null>(null);
+  useEffect(() => {
+    if (focusSwitch) switches.current.get(focusSwitch.provider)?.focus();
+  }, [focusSwitch]);
 
   // The arrival's `linked` / `error` are shown once, then dropped from the address.
   useEffect(() => {
@@ -61,14 +68,20 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
       (onChanged ?? (() => window.location.reload()))();
     } catch (error) {
       const failure = profileFailure(error);
-      if (failure.kind === 'signed-out') return navigate(LOGIN_PATH, { replace: true });
+      if (failure.kind === 'signed-out') return sessionExpired();
       if (failure.kind === 'reauth') return reauth.require(failure.reason);
       const last = failure.kind === 'rejected' && failure.type === 'credential/last-sign-in-method';
       setMessage({ kind: 'error', key: last ? 'upstream.switches.last_method' : 'errors.failed_to_remove_auth_method' });
     } finally {
       setPending(null);
       setConfirming(null);
+      setFocusSwitch({ provider });
     }
+  };
+
+  const cancel = (provider: Provider) => {
+    setConfirming(null);
+    setFocusSwitch({ provider });
   };
 
   return (
@@ -83,11 +96,15 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
           <div key={id} className="switch-row">
             <label className="switch">
               <input
+                ref={(element) => {
+                  if (element) switches.current.set(id, element);
+                  else switches.current.delete(id);
+                }}
                 type="checkbox"
                 role="switch"
                 checked={on}
                 aria-describedby="upstream-intro"
-                disabled={pending !== null || reauth.required}
+                disabled={pending !== null || confirming !== null || reauth.required}
                 onChange={() => {
                   setMessage(null);
                   if (on) setConfirming(id);
@@ -111,7 +128,7 @@ export function UpstreamSwitches({ credentials, email, onChanged }: UpstreamSwit
           keepLabel={t('upstream.switches.keep')}
           pending={pending !== null}
           onConfirm={() => void unlink(confirming)}
-          onCancel={() => setConfirming(null)}
+          onCancel={() => cancel(confirming)}
         />
       )}
       {reauth.required && <ReauthNotice email={email} reason={reauth.reason} />}

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { useLocation } from 'wouter';
-import { LOGIN_PATH, profileFailure, type ProfileFailure } from './profile-errors.ts';
+import { profileFailure, type ProfileFailure } from './profile-errors.ts';
+import { useSessionExpired } from './session-expired.ts';
 
 /**
  * A list or record the page loads (spec section 4): loading, failed (with what the failure
@@ -21,10 +21,10 @@ export interface Loaded<T> {
 
 /**
  * Runs `load` (a stable function) on mount and on each reload. A signed-out answer (401) sends
- * the person to /login instead of showing a failure.
+ * the person to /login (session expired, and back here) instead of showing a failure.
  */
 export function useLoad<T>(load: () => Promise<T>): Loaded<T> {
-  const [, navigate] = useLocation();
+  const sessionExpired = useSessionExpired();
   const [state, setState] = useState<Load<T>>({ status: 'loading' });
   const [version, setVersion] = useState(0);
 
@@ -35,14 +35,14 @@ export function useLoad<T>(load: () => Promise<T>): Loaded<T> {
       (error: unknown) => {
         if (!active) return;
         const failure = profileFailure(error);
-        if (failure.kind === 'signed-out') navigate(LOGIN_PATH, { replace: true });
+        if (failure.kind === 'signed-out') sessionExpired();
         else setState({ status: 'failed', failure });
       },
     );
     return () => {
       active = false;
     };
-  }, [load, version, navigate]);
+  }, [load, version, sessionExpired]);
 
   const reload = useCallback(() => {
     setState((current) => (current.status === 'ready' ? current : { status: 'loading' }));

@@ -4,6 +4,7 @@ import { listTenants, sendNotification, type AdminTenant } from '../../api/admin
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
+import { useConfirm } from '../confirm-modal.tsx';
 import { capCount } from '../count-badge.ts';
 import { failureText } from '../failure-text.ts';
 import { ListStatus } from '../list-status.tsx';
@@ -11,13 +12,14 @@ import { sortByName } from '../sort-by-name.ts';
 import { useLoad } from '../use-load.ts';
 
 /**
- * /admin/notifications: message (required), admins only, tenants (none chosen: every tenant),
- * popup, new functionality. The tenant choices come from the tenant list.
+ * /admin/notifications: message (required), admins only, tenants (none chosen: every tenant,
+ * after a confirmation), popup, new functionality. The tenant choices come from the tenant list.
  */
 export function NotificationsPage() {
   const { t } = useTranslation();
   const id = useId();
   const handleAdminError = useAdminErrorHandler();
+  const [confirmModal, ask] = useConfirm();
   const tenants = useLoad<AdminTenant[]>();
   const { run } = tenants;
   const [message, setMessage] = useState('');
@@ -43,8 +45,7 @@ export function NotificationsPage() {
       return next;
     });
 
-  const submit = async () => {
-    if (!canSend) return;
+  const send = async () => {
     setBusy(true);
     setResult(null);
     try {
@@ -62,6 +63,23 @@ export function NotificationsPage() {
     }
   };
 
+  // No tenant chosen reaches every tenant: that is asked first, starting on Cancel.
+  const submit = () => {
+    if (!canSend) return;
+    if (chosen.size > 0) {
+      void send();
+      return;
+    }
+    const count = tenants.data?.length;
+    ask({
+      title: t('admin.notification.confirm_all_title'),
+      content: count === undefined ? t('admin.notification.confirm_all_body') : t('admin.notification.confirm_all_count', { count }),
+      warning: true,
+      confirmLabel: t('admin.notification.confirm_all'),
+      onConfirm: send,
+    });
+  };
+
   return (
     <section className="admin-page narrow" aria-labelledby="admin-page-title">
       <h1 id="admin-page-title">{t('admin.notifications')}</h1>
@@ -70,7 +88,7 @@ export function NotificationsPage() {
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          void submit();
+          submit();
         }}
       >
         <div className="field">
@@ -107,9 +125,19 @@ export function NotificationsPage() {
           <ListStatus status={tenants.status} failedMessage={t('errors.failed_to_load_tenants')} />
           {all.length > 0 && (
             <>
+              {/* Enter in this search box filters as typed; it must never submit (send) the form. */}
               <div className="field">
                 <label htmlFor={`${id}-filter`}>{t('admin.notification.tenant_filter')}</label>
-                <input id={`${id}-filter`} type="search" autoComplete="off" value={tenantFilter} onChange={(event) => setTenantFilter(event.target.value)} />
+                <input
+                  id={`${id}-filter`}
+                  type="search"
+                  autoComplete="off"
+                  value={tenantFilter}
+                  onChange={(event) => setTenantFilter(event.target.value)}
+                  onKeyDown={(event) => {
+                    if (event.key === 'Enter') event.preventDefault();
+                  }}
+                />
               </div>
               <ul className="picker-list">
                 {shown.map((tenant) => (
@@ -132,6 +160,7 @@ export function NotificationsPage() {
           </Button>
         </div>
       </form>
+      {confirmModal}
     </section>
   );
 }

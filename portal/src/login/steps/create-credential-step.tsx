@@ -19,7 +19,8 @@ export function CreateCredentialStep({ flow }: { flow: LoginFlow }) {
   const { state, sessionId } = flow;
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const configured = useConfiguredProviders();
+  // While loading, or after a failed load, no link: a provider that may not be configured is never offered.
+  const configured = useConfiguredProviders().list ?? [];
   const skip = () => void flow.submit((id) => skipCreatePassword({ session_id: id }));
 
   useInactivity(AUTO_SKIP_MS, skip, !state.pending);
@@ -27,7 +28,7 @@ export function CreateCredentialStep({ flow }: { flow: LoginFlow }) {
   return (
     <StepFrame flow={flow} title={t('login.create_credential.title')} intro={<p>{t('login.create_credential.body')}</p>}>
       <div className="provider-buttons">
-        {linkableProviders(state.session, configured ?? []).map((provider) => (
+        {linkableProviders(state.session, configured).map((provider) => (
           <a key={provider} className={`btn btn-secondary btn-provider provider-${provider}`} href={providerLinkUrl(provider, sessionId)}>
             {t(`login.create_credential.link_${provider}`)}
           </a>

@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { verifyPassword } from '../../api/client.ts';
-import { Notice } from '../../components/alert.tsx';
+import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
 import { useAutoFocus } from '../../components/use-auto-focus.ts';
 import type { LoginFlow } from '../login-flow.ts';
+import { resetPasswordHref } from '../login-query.ts';
 import { useConfiguredProviders } from '../oauth-providers.ts';
-import { credentialButtons, hasPasswordCredential, providerSignInUrl, singleProvider } from '../providers.ts';
+import { credentialOptions, providerSignInUrl, singleProvider } from '../providers.ts';
 import { RESET_EMAIL_KEY } from '../reset-email.ts';
 import { PasskeyButton, passkeyOffered } from './passkey-button.tsx';
 import { StepFrame } from './step-frame.tsx';
@@ -24,6 +25,7 @@ interface CredentialsStepProps {
 export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor = false }: CredentialsStepProps) {
   const { t } = useTranslation();
   const { state, sessionId } = flow;
+  const search = useSearch();
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
   // One sign-in at a time: the password form waits while the passkey sign-in runs (and the passkey
@@ -31,16 +33,15 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
   const [passkeyPending, setPasskeyPending] = useState(false);
   const [lastAttempt, setLastAttempt] = useState<'password' | 'passkey'>('password');
   const busy = state.pending || passkeyPending;
-  // Every configured provider: a first sign-in with a verified matching email links itself.
   const configured = useConfiguredProviders();
-  const providers = credentialButtons(configured);
   const passkey = passkeyOffered(state.session);
-  const showPassword = hasPasswordCredential(state.session) || (providers.length === 0 && !passkey);
+  const { providers, showPassword, unclassified } = credentialOptions(state.session, configured, passkey);
   // Asked for a second factor, the passkey is the one-step way to prove it: it gets the focus.
   const passkeyFirst = secondFactor && passkey;
-  const firstProviderRef = useAutoFocus<HTMLAnchorElement>(!showPassword && !passkeyFirst);
+  const firstProviderRef = useAutoFocus<HTMLAnchorElement>(!showPassword && !passkeyFirst && providers.length > 0);
   const passkeyRef = useAutoFocus<HTMLButtonElement>(passkeyFirst || (!showPassword && providers.length === 0));
-  const only = allowAutoRedirect && !state.error && configured ? singleProvider(state.session, configured) : null;
+  // Without the list (it failed to load) the credential's host still names its provider.
+  const only = allowAutoRedirect && !state.error && (configured.list || configured.failed) ? singleProvider(state.session, configured.list) : null;
 
   // A single-provider account goes straight to its provider (spec section 2).
   useEffect(() => {
@@ -69,6 +70,7 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
       lockedHint={providers.length > 0 ? t('login.locked_other_ways') : passkey ? t('login.locked_passkey') : undefined}
       errorFocus={lastAttempt === 'passkey' ? passkeyRef : undefined}
     >
+      {unclassified && <ProvidersUnknown failed={configured.failed} onRetry={configured.retry} />}
       {(providers.length > 0 || passkey) && (
         <div className="provider-buttons">
           {passkey && (
@@ -133,7 +135,7 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
             {t('login.credentials.submit')}
           </Button>
           <Link
-            href="/login/reset-password"
+            href={resetPasswordHref(search)}
             className="text-link"
             onClick={() => sessionStorage.setItem(RESET_EMAIL_KEY, state.email)}
           >
@@ -142,5 +144,28 @@ export function CredentialsStep({ flow, title, allowAutoRedirect, secondFactor =
         </form>
       )}
     </StepFrame>
+  );
+}
+
+/**
+ * An account without a password whose other ways in depend on the providers list: loading it, or
+ * (it failed) a way to load it again instead of a password form that cannot work.
+ */
+function ProvidersUnknown({ failed, onRetry }: { failed: boolean; onRetry: () => void }) {
+  const { t } = useTranslation();
+  if (!failed) {
+    return (
+      <p className="page-loading" role="status">
+        {t('app.loading')}
+      </p>
+    );
+  }
+  return (
+    <>
+      <ErrorAlert message={t('login.credentials.providers_failed')} />
+      <Button type="button" variant="secondary" autoFocus onClick={onRetry}>
+        {t('app.retry')}
+      </Button>
+    </>
   );
 }

@@ -1,9 +1,10 @@
 import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
 import type { LoginFlow } from '../login-flow.ts';
+import { resetPasswordHref } from '../login-query.ts';
 import { RESET_EMAIL_KEY } from '../reset-email.ts';
 
 interface StepFrameProps {
@@ -22,6 +23,7 @@ interface StepFrameProps {
 export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, errorFocus, children }: StepFrameProps) {
   const { t } = useTranslation();
   const { state } = flow;
+  const search = useSearch();
   const sectionRef = useRef<HTMLElement>(null);
   const restartRef = useRef<HTMLButtonElement>(null);
   // A restart-kind error past Start: nothing in this step can work any more (the session is gone,
@@ -56,7 +58,7 @@ export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, 
         // A completed reset ends the lock (a long one lasts until then), so it is offered here,
         // where the credentials step's Forgot password? cannot be reached.
         <p className="muted">
-          <Link href="/login/reset-password" className="text-link" onClick={() => sessionStorage.setItem(RESET_EMAIL_KEY, state.email)}>
+          <Link href={resetPasswordHref(search)} className="text-link" onClick={() => sessionStorage.setItem(RESET_EMAIL_KEY, state.email)}>
             {t('login.locked_reset')}
           </Link>
         </p>
