@@ -44,6 +44,12 @@ export async function enrolmentQrCode(ctx: Context, session: PortalSessionWithId
  * QR code), and activation needs that secret, held in the store under this portal session for
  * 10 minutes, and a code of it. A stale session cannot get a secret to activate; a person who
  * took a while to scan keeps the secret already in their app.
+ *
+ * The second-factor session check is asked again, under the account's lock: the account may have
+ * gained a second factor since the secret was issued (its owner enrolled an app or added a
+ * passkey in another browser). A password-only session holding a secret from before must not
+ * then replace the owner's app, nor gain `mfa` by activating its own (and with it the right to
+ * remove the owner's passkeys). 403 `profile/mfa-required`, as setup answers it now.
  */
 export async function activateEnrolment(
   ctx: Context,
@@ -53,7 +59,7 @@ export async function activateEnrolment(
 ): Promise<{ id: string; type: 'totp' }> {
   const code = (rawCode ?? '').replace(/\s+/g, '');
   if (code === '') throw profileErrors.totpRequired();
-  const { id, replaced } = await activateTotp(ctx, owner(session), code, info);
+  const { id, replaced } = await activateTotp(ctx, owner(session), code, info, (trx) => assertSecondFactorSession({ db: trx }, session));
   const change = replaced.length > 0 ? 'totp_replaced' : 'totp_activated';
   // The code just given proves the authenticator in this session (see addSessionMethods).
   await addSessionMethods(ctx, session, ['otp', 'mfa']);

@@ -97,6 +97,50 @@ describe('a session that proved no second factor, on an account that has one', (
   });
 });
 
+describe('a secret issued while the account had no second factor', () => {
+  /** An account without a second factor, and a browser that signed in with its password alone and took a secret. */
+  async function passwordSessionWithSecret(): Promise<{ account: TotpAccount; attacker: Browser; secret: string }> {
+    const account = await createTotpAccount(t.ctx, { totp: 0 });
+    const attacker = t.agent();
+    await signIn(t.ctx, attacker, account);
+    const setup = await attacker.get('/auth/tfa/setup');
+    expect(setup.status).toBe(200);
+    return { account, attacker, secret: setup.body.secret as string };
+  }
+
+  const methodsOf = async (account: TotpAccount) => (await listPortalSessions(t.ctx, account.id)).map((s) => [...s.amr].sort()).sort();
+
+  it('is not activated once the owner turned on an authenticator app in another browser: the owner’s app stays', async () => {
+    const { account, attacker, secret } = await passwordSessionWithSecret();
+    const owner = t.agent();
+    await signIn(t.ctx, owner, account);
+    const setup = await owner.get('/auth/tfa/setup');
+    const enrolled = await owner.post('/auth/tfa/activate').send({ totp_code: await codeAt(t.ctx, setup.body.secret) });
+    expect(enrolled.status).toBe(200);
+
+    expect(answer(await attacker.post('/auth/tfa/activate').send({ totp_code: await codeAt(t.ctx, secret) }))).toEqual(refused);
+    expect((await credentialsOf(account, 'totp')).map((c) => c.id)).toEqual([enrolled.body.id]);
+    expect(await methodsOf(account)).toEqual([['mfa', 'otp', 'pwd'], ['pwd']]);
+    // The secret was used up by the refused try, and setup answers as it now must.
+    expect(errorType(await attacker.post('/auth/tfa/activate').send({ totp_code: await codeAt(t.ctx, secret) }))).toBe('totp/no-pending');
+    expect(answer(await attacker.get('/auth/tfa/setup'))).toEqual(refused);
+  });
+
+  it('is not activated once the owner added a passkey in another browser: the passkey stays, and the session cannot remove it', async () => {
+    const { account, attacker, secret } = await passwordSessionWithSecret();
+    const owner = t.agent();
+    await signIn(t.ctx, owner, account);
+    const { res } = await registerPasskey(owner, authenticatorFor(t));
+    expect(res.status).toBe(201);
+
+    expect(answer(await attacker.post('/auth/tfa/activate').send({ totp_code: await codeAt(t.ctx, secret) }))).toEqual(refused);
+    expect(await credentialsOf(account, 'totp')).toEqual([]);
+    expect(await methodsOf(account)).toEqual([['pwd'], ['pwd']]);
+    expect(answer(await attacker.delete(`/auth/passkeys/${res.body.id}`))).toEqual(refused);
+    expect((await credentialsOf(account, 'webauthn')).map((c) => c.id)).toEqual([res.body.id]);
+  });
+});
+
 describe('a session that proved the second factor', () => {
   it('after the password and the code (the remembered device forgotten first), adds a passkey, re-registers and removes the TOTP', async () => {
     const { account, browser } = await onRememberedBrowser();

@@ -1,3 +1,4 @@
+import type { Queryable } from '../../accounts/accounts.repository.ts';
 import { recordAudit } from '../../audit/audit.ts';
 import type { Context } from '../../context.ts';
 import { profileErrors } from '../../profile/profile-errors.ts';
@@ -76,12 +77,17 @@ export async function pendingEnrolment(ctx: EnrolContext, owner: EnrolmentOwner)
  * activations one wins and the other answers `totp/no-pending`. The code's time step is claimed
  * for the new credential before the transaction commits, so no sign-in can see the credential
  * without it: neither the code just typed nor an earlier one of the window works at a sign-in.
+ *
+ * `mayActivate` runs first under the account row's lock, which every change to the account's
+ * credentials takes, and throws to refuse: the caller's rule is checked against the credentials
+ * as they are at this moment, not as they were when the secret was issued.
  */
 export async function activateTotp(
   ctx: Pick<Context, 'store' | 'secretBox' | 'now' | 'db'>,
   owner: EnrolmentOwner,
   code: string,
   info: { ip: string | null; userAgent: string | null },
+  mayActivate: (trx: Queryable) => Promise<void>,
 ): Promise<{ id: string; replaced: string[] }> {
   const pending = await loadPending(ctx, owner);
   if (!pending) throw profileErrors.totpNoPending();
@@ -92,6 +98,7 @@ export async function activateTotp(
   const now = ctx.now();
   return ctx.db.transaction(async (trx) => {
     await lockAccountRow(trx, owner.account_id);
+    await mayActivate(trx);
     const id = await insertTotpCredential(trx, owner.account_id, ctx.secretBox.seal(pending.secret), now);
     await claimTimeStep(ctx, id, step);
     const replaced = await deleteOtherTotpCredentials(trx, owner.account_id, id);
