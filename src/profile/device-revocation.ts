@@ -3,7 +3,7 @@ import type { Context } from '../context.ts';
 import { listRememberedDevices, revokeAllRememberedDevices } from '../login/remembered-device.ts';
 
 /** Why every remembered device of an account was forgotten at once: `devices.revoked_all`'s reason. */
-export type DevicesRevokedReason = 'totp_activated' | 'totp_replaced' | 'totp_removed' | 'operator_totp_deleted';
+export type DevicesRevokedReason = 'totp_activated' | 'totp_replaced' | 'totp_removed' | 'operator_totp_deleted' | 'signed_out_others';
 
 /**
  * Forgets every browser remembered for the account's TOTP step and audits `devices.revoked_all`

@@ -15,6 +15,7 @@ import {
   publicSessionId,
   type PortalSessionWithId,
 } from '../session/portal-session.ts';
+import { forgetRememberedDevices } from './device-revocation.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
 /** A Nyckel sign-in session in the profile's list. The id is publicSessionId(), never the cookie. */
@@ -207,16 +208,25 @@ export async function signOutThisBrowser(ctx: Context, provider: Provider, reque
  * Signs out everywhere but here: every other Nyckel session, every OP session that is not this
  * browser's, and every application grant whose tokens were not issued in this browser's sign-in
  * (refresh tokens outlive sessions, so grants tied to no live session go too).
+ *
+ * What lets a browser back in more easily goes as well: the browsers remembered for the TOTP step
+ * (else a browser just signed out, a stolen laptop say, is back in with the password alone) and
+ * the standing of the browsers known to the address (lockout.ts). The request carries neither
+ * cookie of this browser, so this browser's go too: its session stays, and its next sign-in asks
+ * for the code and counts its wrong passwords against the address until it succeeds.
  */
 export async function signOutOtherSessions(ctx: Context, provider: Provider, request: SessionRequest): Promise<{ sessions: number; applications: number }> {
-  const accountId = request.session.account_id;
+  const { session, info } = request;
+  const accountId = session.account_id;
   const own = await ownOidcSessions(ctx, provider, request);
-  const others = (await listPortalSessions(ctx, accountId)).filter((portal) => portal.id !== request.session.id);
+  const others = (await listPortalSessions(ctx, accountId)).filter((portal) => portal.id !== session.id);
   for (const portal of others) await destroyPortalSession(ctx, portal.id);
   const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId), {
     grant: (sessionUids) => ![...sessionUids].some((uid) => own.has(uid)),
     session: (uid) => !own.has(uid),
   });
+  await forgetRememberedDevices(ctx, accountId, { reason: 'signed_out_others', actorId: accountId, ...info });
+  await forgetKnownBrowsers(ctx, session.email);
   return { sessions: others.length, applications };
 }
 

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guesserFor } from '../../src/login/lockout.ts';
+import { listRememberedDevices } from '../../src/login/remembered-device.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType, setCookies } from '../login/journey.ts';
-import { codeAt, createTotpAccount, nextStep, passwordStep, signIn, verifyMfa, type TotpAccount } from './helpers.ts';
+import { codeAt, createTotpAccount, nextStep, password, passwordStep, signIn, verifyMfa, type TotpAccount } from './helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -164,5 +166,49 @@ describe('remember this device', () => {
     const browser = t.agent();
     await signIn(t.ctx, browser, account);
     expect((await browser.get('/auth/tfa/devices')).body).toEqual({ devices: [] });
+  });
+});
+
+/**
+ * Signing out everywhere else, and a password change that does, leave no other browser a shorter
+ * way back in: a browser remembered for the code asks for it again, and a browser known to the
+ * address counts its wrong passwords against the address again (lockout.ts).
+ */
+describe('signing out everywhere else', () => {
+  /** Browser A remembered for the code (and known to the address); browser B signed in with the password and the code. */
+  async function rememberedElsewhere() {
+    const account = await createTotpAccount(t.ctx);
+    const a = t.agent();
+    const done = await signInRemembering(a, account);
+    const known = decodeURIComponent(/^nyckel_known=([^;]+)/.exec(setCookies(done).get('nyckel_known') ?? '')![1]!);
+    expect((await guesserFor(t.ctx, account.email, known)).lane?.kind).toBe('known_browser');
+    nextStep(t.ctx);
+    const b = t.agent();
+    await signIn(t.ctx, b, account);
+    return { account, a, b, known };
+  }
+
+  async function expectForgotten(account: TotpAccount, a: Browser, known: string, newPassword = password) {
+    expect(await guesserFor(t.ctx, account.email, known)).toEqual({ email: account.email });
+    await passwordStep(a, account.email, 'MfaRequired', { password: newPassword });
+    expect(await listRememberedDevices(t.ctx, account.id, undefined)).toEqual([]);
+    const devices = await t.ctx.db('audit_events').where({ target_account_id: account.id, action: 'devices.revoked_all' }).pluck('details');
+    expect(devices).toEqual([{ count: 1, reason: 'signed_out_others' }]);
+  }
+
+  it('from the profile’s sessions: a remembered browser signing in again with the password is asked for the code', async () => {
+    const { account, a, b, known } = await rememberedElsewhere();
+    const res = await b.post('/api/accounts/sessions/sign-out-others').send({});
+    expect(res.body).toEqual({ sessions: 1, applications: 0 });
+    expect((await b.get('/auth/tfa/devices')).status).toBe(200);
+    await expectForgotten(account, a, known);
+  });
+
+  it('by a password change with sign_out_others: the new password alone does not sign a remembered browser in', async () => {
+    const { account, a, b, known } = await rememberedElsewhere();
+    const newPassword = 'Brand-New-Secret-42';
+    const res = await b.post('/api/accounts/password').send({ current_password: password, new_password: newPassword, sign_out_others: true });
+    expect(res.body).toEqual({ signed_out: 1 });
+    await expectForgotten(account, a, known, newPassword);
   });
 });
