@@ -13,7 +13,8 @@ export type SecurityChange =
   | 'upstream_linked'
   | 'credential_removed'
   | 'operator_credential_removed'
-  | 'password_created';
+  | 'password_created'
+  | 'password_changed';
 
 export interface SecurityNoticeTemplate {
   kind: 'security_notice';
@@ -86,6 +87,10 @@ const copy: Record<MailLanguage, {
         subject: () => 'A password was added to your account',
         what: () => 'A password was just created for your account. It can now be used to sign in.',
       },
+      password_changed: {
+        subject: () => 'Your password was changed',
+        what: () => 'The password of your account was just changed. The old password no longer works.',
+      },
     },
     types: {
       password: 'the password',
@@ -141,6 +146,10 @@ const copy: Record<MailLanguage, {
       password_created: {
         subject: () => 'Ett lösenord har lagts till på ditt konto',
         what: () => 'Ett lösenord har just skapats för ditt konto. Det kan nu användas för att logga in.',
+      },
+      password_changed: {
+        subject: () => 'Ditt lösenord har ändrats',
+        what: () => 'Lösenordet till ditt konto har just ändrats. Det gamla lösenordet fungerar inte längre.',
       },
     },
     types: {

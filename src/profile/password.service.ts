@@ -14,6 +14,7 @@ import { createResetLink, resetTokenTtlSeconds, revokeResetTokens } from '../log
 import { failureOf } from '../mail/mail-failure.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { profileErrors } from './profile-errors.ts';
+import { notifySecurityChange } from './security-notice.ts';
 import { assertRecentSignIn } from './signed-in.ts';
 import { signOutOtherSessions, type SessionRequest } from './sessions.service.ts';
 
@@ -28,13 +29,14 @@ export interface PasswordChange {
  * instead the call spends the sign-in budgets (per IP and per email) and a wrong current password
  * counts toward the account's lockout exactly like a wrong password at sign-in, so a stolen
  * session cannot be used to guess it. The new password follows the create-password policy. On
- * success the account's open reset links die, other sessions end on request, and a notice is
- * mailed (unlimited, like the reset's: the holder must learn of it).
+ * success the account's open reset links die, other sessions end on request, and the holder is
+ * sent a security notice (security-notice.ts: kept and retried, in the account's language, not
+ * held back by the mail budget), which the answer does not wait for.
  */
 export async function changePassword(
   ctx: Context,
   provider: Provider,
-  request: SessionRequest & { acceptLanguage: string | undefined; knownBrowser?: string | undefined },
+  request: SessionRequest & { knownBrowser?: string | undefined },
   input: PasswordChange,
 ): Promise<{ signed_out: number }> {
   const { session, info } = request;
@@ -92,10 +94,7 @@ export async function changePassword(
   // second factor now.
   await endSignInsInProgress(ctx, account.id);
   const signedOut = input.sign_out_others ? (await signOutOtherSessions(ctx, provider, request)).sessions : 0;
-  const language = chooseLanguage({ acceptLanguage: request.acceptLanguage, accountLocale: account.locale });
-  await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((error: unknown) =>
-    ctx.logger.error({ ...failureOf(error) }, 'password-changed mail failed'),
-  );
+  await notifySecurityChange(ctx, account.id, { change: 'password_changed' }, info);
   return { signed_out: signedOut };
 }
 

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { ReceivedMail } from '../helpers/mail-server.ts';
 import { authenticatorFor, registerPasskey } from '../passkeys/helpers.ts';
 import { codeFrom, setCookies } from '../login/journey.ts';
-import { codeAt, createTotpAccount, nextStep, passwordStep, signIn, verifyMfa, type TotpAccount, type TotpAccountOptions } from '../totp/helpers.ts';
+import { codeAt, createTotpAccount, nextStep, password, passwordStep, signIn, verifyMfa, type TotpAccount, type TotpAccountOptions } from '../totp/helpers.ts';
 import { locationOf, roundTrip } from '../upstream/journey.ts';
 import { startUpstream, type TestUpstream } from '../upstream/upstream-provider.ts';
 
@@ -202,6 +202,31 @@ describe('security notices from the profile', () => {
     expect(mail.html).toContain('lang="sv"');
   });
 
+  it('a password changed from the profile: in the account’s chosen language, whatever the browser asks for', async () => {
+    const { account, browser } = await signedIn({ totp: 0 });
+    await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'sv' });
+    const res = await browser.post('/api/accounts/password').set('Accept-Language', 'en-GB,en').send({ current_password: password, new_password: 'Brand-New-Secret-42' });
+    expect(res.status).toBe(200);
+
+    const mail = await onlyMail(account.email);
+    expect(mail.subject).toBe('Ditt lösenord har ändrats');
+    expect(mail.text).toContain('Lösenordet till ditt konto har just ändrats. Det gamla lösenordet fungerar inte längre.');
+    expect(mail.text).toMatch(/Det hände \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} UTC i Firefox på Linux från IP-adressen /);
+    expect(mail.text).toContain('återställ lösenordet direkt');
+  });
+
+  it('a password changed by someone who never chose a language: English, as every notice, not the request’s language', async () => {
+    const { account, browser } = await signedIn({ totp: 0 });
+    expect((await t.ctx.db('accounts').where({ id: account.id }).first('locale')).locale).toBeNull();
+    const res = await browser.post('/api/accounts/password').set('Accept-Language', 'sv-SE,sv').send({ current_password: password, new_password: 'Brand-New-Secret-42' });
+    expect(res.status).toBe(200);
+
+    const mail = await onlyMail(account.email);
+    expect(mail.subject).toBe('Your password was changed');
+    expect(mail.text).toContain('The password of your account was just changed. The old password no longer works.');
+    expect(mail.text).toMatch(/This happened on .* UTC in Firefox on Linux from the IP address /);
+  });
+
   it('is not held back by a spent mail budget: whoever spends it cannot silence the notice of their own change', async () => {
     const { account, browser } = await signedIn({ totp: 0 });
     const limits = rateLimitsFor(t.ctx);
@@ -327,6 +352,21 @@ describe('when the mail server is down', () => {
       expect(row.next_attempt_at.getTime()).toBeGreaterThanOrEqual(row.created_at.getTime() + firstRetry);
       expect(row.next_attempt_at.getTime()).toBeLessThanOrEqual(down.ctx.now().getTime() + firstRetry);
     }
+  });
+
+  it('a password change is answered as usual; its notice is kept and mailed once the mail server is back', async () => {
+    const account = await createTotpAccount(down.ctx, { totp: 0 });
+    const browser = down.agent();
+    await signIn(down.ctx, browser, account);
+    const res = await browser.post('/api/accounts/password').send({ current_password: password, new_password: 'Brand-New-Secret-42' });
+    expect(res.body).toEqual({ signed_out: 0 });
+    await settleSecurityNotices();
+    expect((await retriesOf(account.id)).map((row) => [row.notice.change, row.attempts])).toEqual([['password_changed', 1]]);
+
+    down.ctx.advance(noticeRetrySeconds[0] * 1000);
+    expect((await retryFailedNotices({ ...down.ctx, mailer: t.ctx.mailer })).sent).toBeGreaterThanOrEqual(1);
+    expect((await t.mail.waitFor(account.email)).subject).toBe('Your password was changed');
+    expect(await retriesOf(account.id)).toEqual([]);
   });
 
   /**
