@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType, setCookies, signInWithPassword, start } from '../login/journey.ts';
 import { createTotpAccount, password, signIn, type TotpAccountOptions } from '../totp/helpers.ts';
 import { authenticatorFor, passkeyOptions, passkeySignIn, registerPasskey } from './helpers.ts';
-import type { SoftAuthenticator } from './soft-authenticator.ts';
+import type { Bend, SoftAuthenticator } from './soft-authenticator.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,17 +16,29 @@ afterAll(async () => {
 });
 
 /** An account that registered a passkey from its profile (after a password + TOTP sign-in when enrolled). */
-async function withPasskey(options: TotpAccountOptions = {}) {
+async function withPasskey(options: TotpAccountOptions = {}, bend: Bend = {}) {
   const account = await createTotpAccount(t.ctx, options);
   const authenticator = authenticatorFor(t);
   const browser = t.agent();
   await signIn(t.ctx, browser, account);
-  const { res } = await registerPasskey(browser, authenticator);
+  const { res } = await registerPasskey(browser, authenticator, { bend });
   expect(res.status).toBe(201);
   return { account, authenticator, passkeyId: res.body.id as string };
 }
 
 const counterOf = async (id: string) => Number((await t.ctx.db('credentials').where({ id }).first('counter')).counter);
+const backupOf = async (id: string) => {
+  const { data } = await t.ctx.db('credentials').where({ id }).first('data');
+  return { device_type: data.device_type, backed_up: data.backed_up };
+};
+const cloneAlarms = async (accountId: string) =>
+  (await t.ctx.db('audit_events').where({ target_account_id: accountId, action: 'passkey.clone_suspected' }).orderBy('id').pluck('details')).map(
+    (details: { signal: string; reason: string }) => [details.reason, details.signal],
+  );
+const failureReasons = async (accountId: string) =>
+  (await t.ctx.db('audit_events').where({ target_account_id: accountId, action: 'login.failed' }).orderBy('id').pluck('details')).map(
+    (details: { reason: string }) => details.reason,
+  );
 
 async function expectRefused(res: Awaited<ReturnType<typeof passkeySignIn>>, type = 'passkey/invalid') {
   expect([res.status, errorType(res)]).toEqual([401, type]);
@@ -118,6 +130,9 @@ describe('passkey sign-in: POST /auth/login/passkey/options and /verify', () => 
     await expectRefused(await passkeySignIn(t.agent(), account.email, authenticator, undefined, { counter: 5 }));
     await expectRefused(await passkeySignIn(t.agent(), account.email, authenticator, undefined, { counter: 0 }));
     expect(await counterOf(passkeyId)).toBe(5);
+    // Signed by the key itself: another authenticator holds a copy. The answer stays the generic one.
+    expect(await cloneAlarms(account.id)).toEqual(Array(3).fill(['passkey/clone-suspected', 'counter']));
+    expect(await failureReasons(account.id)).toEqual(Array(3).fill('passkey/invalid'));
     expect((await passkeySignIn(t.agent(), account.email, authenticator, undefined, { counter: 6 })).body.state).toBe('Done');
 
     const counterless = await withPasskey({ totp: 0 });
@@ -125,6 +140,45 @@ describe('passkey sign-in: POST /auth/login/passkey/options and /verify', () => 
       const res = await passkeySignIn(t.agent(), counterless.account.email, counterless.authenticator, undefined, { counter: 0 });
       expect(res.body.state).toBe('Done');
     }
+  });
+
+  it.each([
+    ['a single-device passkey now backup eligible', {}, { backupEligible: true, backedUp: true }],
+    ['a synced passkey now single-device', { backupEligible: true, backedUp: true }, {}],
+  ])('refuses %s (BE never changes: another authenticator holds the key), passkey/invalid, audited as a suspected clone', async (_name, registered, now) => {
+    const { account, authenticator, passkeyId } = await withPasskey({ totp: 0 }, registered);
+    const before = await backupOf(passkeyId);
+    await expectRefused(await passkeySignIn(t.agent(), account.email, authenticator, undefined, now));
+    expect(await cloneAlarms(account.id)).toEqual([['passkey/clone-suspected', 'backup_eligibility']]);
+    expect(await failureReasons(account.id)).toEqual(['passkey/invalid']);
+    expect(await counterOf(passkeyId)).toBe(0);
+    expect(await backupOf(passkeyId)).toEqual(before);
+    // The authenticator it was registered on signs in as before.
+    expect((await passkeySignIn(t.agent(), account.email, authenticator, undefined, registered)).body.state).toBe('Done');
+  });
+
+  it('keeps the backup state (BS) of each accepted use: syncing turned on or off is no clone', async () => {
+    const { account, authenticator, passkeyId } = await withPasskey({ totp: 0 }, { backupEligible: true });
+    expect(await backupOf(passkeyId)).toEqual({ device_type: 'multiDevice', backed_up: false });
+    expect((await passkeySignIn(t.agent(), account.email, authenticator, undefined, { backupEligible: true, backedUp: true })).body.state).toBe('Done');
+    expect(await backupOf(passkeyId)).toEqual({ device_type: 'multiDevice', backed_up: true });
+    expect((await passkeySignIn(t.agent(), account.email, authenticator, undefined, { backupEligible: true })).body.state).toBe('Done');
+    expect(await backupOf(passkeyId)).toEqual({ device_type: 'multiDevice', backed_up: false });
+    expect(await counterOf(passkeyId)).toBe(2);
+    expect(await cloneAlarms(account.id)).toEqual([]);
+  });
+
+  it('a low counter under a forged signature raises no clone alarm: only the key’s own signature counts', async () => {
+    const { account, authenticator } = await withPasskey({ totp: 0 });
+    expect((await passkeySignIn(t.agent(), account.email, authenticator, undefined, { counter: 5 })).body.state).toBe('Done');
+    const forger = authenticatorFor(t);
+    forger.register({ challenge: 'x', rp: {} });
+    const browser = t.agent();
+    const { sessionId, options } = await passkeyOptions(browser, account.email);
+    const forged = forger.authenticate(options.body, undefined, { counter: 1 });
+    const response = { ...forged, id: authenticator.credentials[0]!.id, rawId: authenticator.credentials[0]!.id };
+    await expectRefused(await browser.post('/auth/login/passkey/verify').send({ session_id: sessionId, response }));
+    expect(await cloneAlarms(account.id)).toEqual([]);
   });
 
   it('refuses another account’s passkey (passkey/unknown), even answering this sign-in’s challenge', async () => {

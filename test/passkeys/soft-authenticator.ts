@@ -9,7 +9,7 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
  * exactly one thing wrong.
  */
 
-const flag = { up: 0x01, uv: 0x04, at: 0x40 } as const;
+const flag = { up: 0x01, uv: 0x04, be: 0x08, bs: 0x10, at: 0x40 } as const;
 const b64url = (bytes: Uint8Array | Buffer) => Buffer.from(bytes).toString('base64url');
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
 
@@ -27,6 +27,10 @@ export interface Bend {
   userVerified?: boolean;
   /** The signature counter to report (default: one more than the last). */
   counter?: number;
+  /** The BE flag: the key may be synced (a multi-device credential). Default unset. */
+  backupEligible?: boolean;
+  /** The BS flag: the key is backed up now (BE must be set too, else the RP refuses it). Default unset. */
+  backedUp?: boolean;
 }
 
 export interface SoftCredential {
@@ -134,7 +138,8 @@ export class SoftAuthenticator {
   }
 
   private authenticatorData(bend: Bend, counter: number, extraFlags: number, attested: Buffer = Buffer.alloc(0)): Buffer {
-    const flags = flag.up | (bend.userVerified === false ? 0 : flag.uv) | extraFlags;
+    const flags =
+      flag.up | (bend.userVerified === false ? 0 : flag.uv) | (bend.backupEligible ? flag.be : 0) | (bend.backedUp ? flag.bs : 0) | extraFlags;
     return Buffer.concat([sha256(bend.rpId ?? this.rpId), Buffer.from([flags]), u32(counter), attested]);
   }
 

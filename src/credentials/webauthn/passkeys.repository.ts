@@ -13,9 +13,16 @@ export interface PasskeyRecord {
   transports: string[];
   aaguid: string | null;
   name: string | null;
+  /**
+   * Backup eligibility (the BE flag): `multiDevice` when the key may be synced to other devices,
+   * `singleDevice` when it never leaves its authenticator. Null for a passkey stored without it.
+   */
+  device_type: PasskeyDeviceType | null;
   created_at: Date;
   last_used_at: Date | null;
 }
+
+export type PasskeyDeviceType = 'singleDevice' | 'multiDevice';
 
 /** What the `data` column holds for a passkey. */
 interface PasskeyData {
@@ -49,6 +56,7 @@ function toRecord(row: PasskeyRow): PasskeyRecord {
     transports: Array.isArray(data.transports) ? data.transports.filter((t): t is string => typeof t === 'string') : [],
     aaguid: typeof data.aaguid === 'string' ? data.aaguid : null,
     name: typeof data.name === 'string' ? data.name : null,
+    device_type: data.device_type === 'singleDevice' || data.device_type === 'multiDevice' ? data.device_type : null,
     created_at: row.created_at,
     last_used_at: row.last_used_at,
   };
@@ -70,7 +78,7 @@ export interface NewPasskey {
   transports: string[];
   aaguid: string;
   name: string;
-  deviceType: string;
+  deviceType: PasskeyDeviceType;
   backedUp: boolean;
   at: Date;
 }
@@ -101,11 +109,21 @@ export async function insertPasskey(trx: Queryable, passkey: NewPasskey): Promis
 }
 
 /**
- * Records an accepted signature counter, only if the stored one is still what the check saw:
- * of two sign-ins with one counter value (a cloned authenticator, or a race) one wins. An
- * authenticator that keeps no counter (0 → 0) always passes.
+ * Records an accepted assertion: its signature counter, only if the stored one is still what the
+ * check saw (of two sign-ins with one counter value, a cloned authenticator or a race, one wins;
+ * an authenticator that keeps no counter, 0 → 0, always passes), and its backup state (BS), which
+ * changes when the person turns syncing on or off. The device type is written too: a passkey
+ * stored without one keeps the one its first use showed.
  */
-export async function advanceCounter(db: Queryable, id: string, seen: number, next: number): Promise<boolean> {
-  const updated = await db('credentials').where({ id, counter: seen }).update({ counter: next });
+export async function recordAssertion(
+  db: Queryable,
+  id: string,
+  seen: number,
+  use: { counter: number; deviceType: PasskeyDeviceType; backedUp: boolean },
+): Promise<boolean> {
+  const data: PasskeyData = { device_type: use.deviceType, backed_up: use.backedUp };
+  const updated = await db('credentials')
+    .where({ id, counter: seen })
+    .update({ counter: use.counter, data: db.raw('data || ?::jsonb', [JSON.stringify(data)]) });
   return updated === 1;
 }
