@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { registrationResponseSchema } from '../credentials/webauthn/webauthn.schemas.ts';
+import { limitByIp } from '../http/rate-limit.ts';
 import { parse } from '../http/validate.ts';
 import { requireJsonBody } from './json-body.ts';
 import { finishPasskeyRegistration, listAccountPasskeys, removePasskey, startPasskeyRegistration } from './passkeys.service.ts';
@@ -14,20 +15,23 @@ const verifyBody = z.object({ response: registrationResponseSchema, name: passke
 /**
  * The signed-in person's passkeys (portal session cookie; 401 `unauthorized` without one).
  * Mounted on the api router: JSON, no-store, same-origin check on the state-changing calls.
+ * Registration spends the per-IP budget of the sign-in calls (429 `too_many_requests`), as TOTP
+ * enrolment does (two-factor.routes.ts).
  */
 export function createPasskeysRouter(ctx: Context): Router {
   const router = Router();
+  const limited = limitByIp(ctx);
   const info = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
 
   router.get('/auth/passkeys', async (req, res) => {
     res.json(await listAccountPasskeys(ctx, await requireSignedIn(ctx, req)));
   });
 
-  router.post('/auth/passkeys/options', requireJsonBody, async (req, res) => {
+  router.post('/auth/passkeys/options', limited, requireJsonBody, async (req, res) => {
     res.json(await startPasskeyRegistration(ctx, await requireSignedIn(ctx, req)));
   });
 
-  router.post('/auth/passkeys/verify', requireJsonBody, async (req, res) => {
+  router.post('/auth/passkeys/verify', limited, requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const { response, name } = parse(verifyBody, req.body ?? {});
     res.status(201).json(await finishPasskeyRegistration(ctx, session, { response, name: name ?? undefined }, info(req)));

@@ -1,8 +1,9 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
-import { deviceCookieId } from '../login/remembered-device.ts';
+import { limitByIp } from '../http/rate-limit.ts';
 import { parse } from '../http/validate.ts';
+import { deviceCookieId } from '../login/remembered-device.ts';
 import { requireJsonBody } from './json-body.ts';
 import { requireSignedIn } from './signed-in.ts';
 import { activateEnrolment, enrolmentQrCode, listDevices, revokeDevice, startEnrolment, type ClientInfo } from './two-factor.service.ts';
@@ -13,21 +14,25 @@ const activateBody = z.object({ totp_code: z.string().max(64).nullish() });
 /**
  * TOTP enrolment and remembered devices for a signed-in person (portal session cookie; 401
  * `unauthorized` without one). Mounted on the api router: JSON, no-store, same-origin check.
+ * Enrolment spends the per-IP budget of the sign-in calls (429 `too_many_requests`), before the
+ * session is read: each call stores a secret, draws a QR code, or writes a credential and mails a
+ * notice, which a person does a few times, never hundreds of times a quarter hour.
  */
 export function createTwoFactorRouter(ctx: Context): Router {
   const router = Router();
+  const limited = limitByIp(ctx);
   const info = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
 
-  router.get('/auth/tfa/setup', async (req, res) => {
+  router.get('/auth/tfa/setup', limited, async (req, res) => {
     res.json(await startEnrolment(ctx, await requireSignedIn(ctx, req)));
   });
 
-  router.get('/auth/qrcode', async (req, res) => {
+  router.get('/auth/qrcode', limited, async (req, res) => {
     const png = await enrolmentQrCode(ctx, await requireSignedIn(ctx, req));
     res.set('Cache-Control', 'no-store').type('image/png').send(png);
   });
 
-  router.post('/auth/tfa/activate', requireJsonBody, async (req, res) => {
+  router.post('/auth/tfa/activate', limited, requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const { totp_code } = parse(activateBody, req.body ?? {});
     res.json(await activateEnrolment(ctx, session, totp_code, info(req)));

@@ -1,0 +1,56 @@
+import type { Response } from 'supertest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { rateLimitsFor } from '../../src/http/rate-limit.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTotpAccount, signIn } from '../totp/helpers.ts';
+
+/**
+ * Adding a second factor from the profile spends the per-IP budget of the sign-in calls: once it
+ * is spent, TOTP enrolment and passkey registration answer 429 `too_many_requests`. Behind one
+ * proxy, so each case comes from an address of its own (X-Forwarded-For).
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ env: { TRUST_PROXY: '1' } });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+type Browser = ReturnType<TestApp['agent']>;
+
+let addresses = 0;
+
+/** Spends the address's budget to its last point. */
+async function spendAllButOne(ip: string): Promise<void> {
+  const limits = rateLimitsFor(t.ctx);
+  let refused: unknown;
+  while (!refused) refused = await limits.consume('ip', ip).catch((error: unknown) => error);
+  expect(refused).toMatchObject({ type: 'too_many_requests' });
+  // The refused try counted too: one point back for it, one to leave.
+  await limits.refund('ip', ip);
+  await limits.refund('ip', ip);
+}
+
+it.each([
+  ['GET /auth/tfa/setup', (browser: Browser) => browser.get('/auth/tfa/setup')],
+  ['GET /auth/qrcode', (browser: Browser) => browser.get('/auth/qrcode')],
+  ['POST /auth/tfa/activate', (browser: Browser) => browser.post('/auth/tfa/activate').send({ totp_code: '123456' })],
+  ['POST /auth/passkeys/options', (browser: Browser) => browser.post('/auth/passkeys/options').send({})],
+  ['POST /auth/passkeys/verify', (browser: Browser) => browser.post('/auth/passkeys/verify').send({ response: {} })],
+])('%s spends a point of the per-IP budget, and answers 429 too_many_requests once it is spent', async (_name, call: (browser: Browser) => Promise<Response>) => {
+  addresses += 1;
+  const ip = `203.0.113.${addresses}`;
+  const account = await createTotpAccount(t.ctx, { totp: 0 });
+  const browser = t.agent().set('X-Forwarded-For', ip);
+  await signIn(t.ctx, browser, account);
+  await spendAllButOne(ip);
+
+  expect((await call(browser)).status).not.toBe(429);
+  const refused = await call(browser);
+  expect({ status: refused.status, body: refused.body }).toEqual({
+    status: 429,
+    body: { detail: [{ type: 'too_many_requests', msg: 'Too many requests, try again later' }] },
+  });
+  expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+});
