@@ -128,10 +128,20 @@ export async function revokeRememberedDevice(ctx: DeviceContext, accountId: stri
   return true;
 }
 
-/** Revokes every remembered device of the account (its authenticator was replaced or removed). */
-export async function revokeAllRememberedDevices(ctx: DeviceContext, accountId: string): Promise<void> {
+/**
+ * Revokes every remembered device of the account (its authenticator was replaced or removed), or
+ * every one but `keep` (a public id: the browser signing the others out).
+ */
+export async function revokeAllRememberedDevices(ctx: DeviceContext, accountId: string, keep?: string): Promise<void> {
   const ids = await ctx.store.smembers(accountIndex(accountId));
-  await ctx.store.del(...ids.map(deviceKey), accountIndex(accountId));
+  if (keep === undefined || !ids.includes(keep)) {
+    await ctx.store.del(...ids.map(deviceKey), accountIndex(accountId));
+    return;
+  }
+  const others = ids.filter((id) => id !== keep);
+  if (others.length === 0) return;
+  await ctx.store.del(...others.map(deviceKey));
+  for (const id of others) await ctx.store.srem(accountIndex(accountId), id);
 }
 
 async function forgetDevice(ctx: DeviceContext, publicId: string): Promise<void> {

@@ -5,10 +5,10 @@ import { parse } from '../http/validate.ts';
 import { saveSetting } from './account-settings.service.ts';
 import { listActivity } from './activity.service.ts';
 import { requireJsonBody } from './json-body.ts';
-import { knownBrowserCookie } from '../login/known-browser.ts';
+import { setKnownBrowserCookie } from '../login/known-browser.ts';
 import { changePassword, sendPasswordSetupLink } from './password.service.ts';
 import { changePasswordBody, settingBody } from './profile.schemas.ts';
-import { clientInfo, sessionRequest } from './request-info.ts';
+import { clientInfo, sessionRequest, thisBrowser } from './request-info.ts';
 import { requireSignedIn } from './signed-in.ts';
 
 /**
@@ -32,8 +32,9 @@ export function createAccountRouter(ctx: Context, provider: Provider): Router {
   router.post('/api/accounts/password', requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const input = parse(changePasswordBody, req.body ?? {});
-    const request = { ...sessionRequest(req, session), knownBrowser: knownBrowserCookie(req, ctx.config) };
-    res.json(await changePassword(ctx, provider, request, input));
+    const { knownBrowser, ...answer } = await changePassword(ctx, provider, { ...sessionRequest(req, session), ...thisBrowser(req, ctx.config) }, input);
+    if (knownBrowser) setKnownBrowserCookie(res, ctx.config, knownBrowser);
+    res.json(answer);
   });
 
   router.post('/api/accounts/password/setup-link', requireJsonBody, async (req, res) => {

@@ -36,9 +36,9 @@ export interface PasswordChange {
 export async function changePassword(
   ctx: Context,
   provider: Provider,
-  request: SessionRequest & { knownBrowser?: string | undefined },
+  request: SessionRequest,
   input: PasswordChange,
-): Promise<{ signed_out: number }> {
+): Promise<{ signed_out: number; knownBrowser: string | undefined }> {
   const { session, info } = request;
   const limits = rateLimitsFor(ctx);
   await limits.consume('ip', info.ip ?? 'unknown');
@@ -93,9 +93,9 @@ export async function changePassword(
   // As after a reset: a sign-in that proved the old password (phished, say) does not finish its
   // second factor now.
   await endSignInsInProgress(ctx, account.id);
-  const signedOut = input.sign_out_others ? (await signOutOtherSessions(ctx, provider, request)).sessions : 0;
+  const others = input.sign_out_others ? await signOutOtherSessions(ctx, provider, request) : undefined;
   await notifySecurityChange(ctx, account.id, { change: 'password_changed' }, info);
-  return { signed_out: signedOut };
+  return { signed_out: others?.sessions ?? 0, knownBrowser: others?.knownBrowser };
 }
 
 /**

@@ -5,7 +5,8 @@ import { AppError } from '../http/app-error.ts';
 import { clearProviderSessionCookie } from '../oidc/provider.ts';
 import { clearPortalSessionCookie, getPortalSession } from '../session/portal-session.ts';
 import { requireJsonBody } from './json-body.ts';
-import { sessionRequest } from './request-info.ts';
+import { setKnownBrowserCookie } from '../login/known-browser.ts';
+import { sessionRequest, thisBrowser } from './request-info.ts';
 import { listSessions, revokeApplication, signOutOthers, signOutSession, signOutThisBrowser } from './sessions.service.ts';
 import { requireSignedIn } from './signed-in.ts';
 
@@ -41,7 +42,10 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   });
 
   router.post('/api/accounts/sessions/sign-out-others', requireJsonBody, async (req, res) => {
-    res.json(await signOutOthers(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req))));
+    const request = { ...sessionRequest(req, await requireSignedIn(ctx, req)), ...thisBrowser(req, ctx.config) };
+    const { knownBrowser, ...counts } = await signOutOthers(ctx, provider, request);
+    if (knownBrowser) setKnownBrowserCookie(res, ctx.config, knownBrowser);
+    res.json(counts);
   });
 
   router.delete('/api/accounts/applications/:id', async (req, res) => {

@@ -5,7 +5,8 @@ import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
 import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
 import { forgetKnownBrowsers } from '../login/lockout.ts';
-import { revokeAllRememberedDevices } from '../login/remembered-device.ts';
+import { issueKnownBrowser, knownBrowserFor } from '../login/known-browser.ts';
+import { publicDeviceId, revokeAllRememberedDevices } from '../login/remembered-device.ts';
 import {
   destroyAccountPortalSessions,
   destroyPortalSession,
@@ -53,6 +54,17 @@ export interface SessionRequest {
   session: PortalSessionWithId;
   opSessionCookie: string | undefined;
   info: ClientInfo;
+  /** This browser's remembered-device cookie id and `nyckel_known` cookie, where a call needs them (thisBrowser). */
+  deviceCookieId?: string | undefined;
+  knownBrowser?: string | undefined;
+}
+
+/** What signing the others out did: counts for the answer and the audit, and this browser's renewed known-browser cookie. */
+export interface OthersSignedOut {
+  sessions: number;
+  applications: number;
+  /** Set it in the answer: the browser keeps its standing with the address (lockout.ts). Never logged. */
+  knownBrowser: string | undefined;
 }
 
 const tokenModels = new Set(['AccessToken', 'RefreshToken']);
@@ -211,11 +223,11 @@ export async function signOutThisBrowser(ctx: Context, provider: Provider, reque
  *
  * What lets a browser back in more easily goes as well: the browsers remembered for the TOTP step
  * (else a browser just signed out, a stolen laptop say, is back in with the password alone) and
- * the standing of the browsers known to the address (lockout.ts). The request carries neither
- * cookie of this browser, so this browser's go too: its session stays, and its next sign-in asks
- * for the code and counts its wrong passwords against the address until it succeeds.
+ * the standing of the browsers known to the address (lockout.ts). This browser keeps both when
+ * the request carries its cookies (SessionRequest.deviceCookieId, knownBrowser): it is the one
+ * the person is using.
  */
-export async function signOutOtherSessions(ctx: Context, provider: Provider, request: SessionRequest): Promise<{ sessions: number; applications: number }> {
+export async function signOutOtherSessions(ctx: Context, provider: Provider, request: SessionRequest): Promise<OthersSignedOut> {
   const { session, info } = request;
   const accountId = session.account_id;
   const own = await ownOidcSessions(ctx, provider, request);
@@ -225,9 +237,21 @@ export async function signOutOtherSessions(ctx: Context, provider: Provider, req
     grant: (sessionUids) => ![...sessionUids].some((uid) => own.has(uid)),
     session: (uid) => !own.has(uid),
   });
-  await forgetRememberedDevices(ctx, accountId, { reason: 'signed_out_others', actorId: accountId, ...info });
+  const keep = request.deviceCookieId === undefined ? undefined : publicDeviceId(request.deviceCookieId);
+  await forgetRememberedDevices(ctx, accountId, { reason: 'signed_out_others', actorId: accountId, ...info }, keep);
+  const known = knownBrowserFor(ctx, session.email, request.knownBrowser) !== null;
   await forgetKnownBrowsers(ctx, session.email);
-  return { sessions: others.length, applications };
+  return { sessions: others.length, applications, knownBrowser: known ? renewedKnownBrowser(ctx, session.email) : undefined };
+}
+
+/**
+ * A new known-browser cookie for this browser, issued a millisecond after the forgetting just
+ * written: a browser counts only with a cookie issued after it (lockout.ts, strictly), and the
+ * two may fall in the same millisecond.
+ */
+function renewedKnownBrowser(ctx: Context, email: string): string {
+  const after = new Date(ctx.now().getTime() + 1);
+  return issueKnownBrowser({ config: ctx.config, now: () => after }, email);
 }
 
 /**
@@ -246,8 +270,8 @@ export async function signOutEverywhere(ctx: Context, provider: Provider, accoun
 }
 
 /** POST /api/accounts/sessions/sign-out-others, audited. */
-export async function signOutOthers(ctx: Context, provider: Provider, request: SessionRequest): Promise<{ sessions: number; applications: number }> {
-  const result = await signOutOtherSessions(ctx, provider, request);
+export async function signOutOthers(ctx: Context, provider: Provider, request: SessionRequest): Promise<OthersSignedOut> {
+  const { knownBrowser, ...result } = await signOutOtherSessions(ctx, provider, request);
   await recordAudit(ctx.db, {
     action: 'sessions.revoked_others',
     actor_id: request.session.account_id,
@@ -257,7 +281,7 @@ export async function signOutOthers(ctx: Context, provider: Provider, request: S
     details: result,
     at: ctx.now(),
   });
-  return result;
+  return { ...result, knownBrowser };
 }
 
 /** DELETE /api/accounts/applications/{id}: signs one application out (revokes its grant). Another's grant is 404. */

@@ -171,4 +171,24 @@ describe('the remembered-device cookie behind HTTPS', () => {
     expect(await passwordStep(new Browser({ nyckel_device: browser.value('nyckel_device') }))).toBe('MfaRequired');
     expect(await passwordStep(browser)).toBe('Done');
   });
+
+  it('reaches the profile (Path=/): signing the others out leaves this browser remembered, the others not', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const rememberedIn = async (browser: Browser) => {
+      const sessionId = await startIn(browser, account.email);
+      expect((await verifyPassword(browser, sessionId, account.email, totpPassword)).body.state).toBe('MfaRequired');
+      const done = await browser.post('/auth/login/verify-mfa', { session_id: sessionId, totp_code: await codeAt(t.ctx, account.secrets[0]!), remember: true });
+      expect(done.body.state).toBe('Done');
+      nextStep(t.ctx);
+    };
+    const other = new Browser();
+    const here = new Browser();
+    await rememberedIn(other);
+    await rememberedIn(here);
+    expect((await here.post('/api/accounts/sessions/sign-out-others', {})).body).toEqual({ sessions: 1, applications: 0 });
+
+    const passwordStep = async (at: Browser) => (await verifyPassword(at, await startIn(at, account.email), account.email, totpPassword)).body.state;
+    expect(await passwordStep(other)).toBe('MfaRequired');
+    expect(await passwordStep(here)).toBe('Done');
+  });
 });

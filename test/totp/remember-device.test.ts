@@ -211,4 +211,12 @@ describe('signing out everywhere else', () => {
     expect(res.body).toEqual({ signed_out: 1 });
     await expectForgotten(account, a, known, newPassword);
   });
+
+  it('leaves the browser that asked known to the address: its known-browser cookie is renewed after the forgetting', async () => {
+    const { account, b } = await rememberedElsewhere();
+    const res = await b.post('/api/accounts/sessions/sign-out-others').send({});
+    expect(res.body).toEqual({ sessions: 1, applications: 0 });
+    const renewed = decodeURIComponent(/^nyckel_known=([^;]+)/.exec(setCookies(res).get('nyckel_known') ?? '')![1]!);
+    expect((await guesserFor(t.ctx, account.email, renewed)).lane?.kind).toBe('known_browser');
+  });
 });
