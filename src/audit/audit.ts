@@ -15,6 +15,7 @@ export type AuditAction =
   | 'upstream.linked'
   | 'passkey.registered'
   | 'passkey.removed'
+  | 'passkey.clone_suspected'
   | 'device.remembered'
   | 'device.revoked'
   | 'devices.revoked_all'

@@ -198,14 +198,11 @@ export async function confirmPasswordReset(
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);
-  if (account && row.created) {
-    // Not "your password was changed": there was none. The notice of a new way to sign in.
-    await notifySecurityChange(ctx, account.id, { change: 'password_created' }, { ip: input.client.ip, userAgent: input.client.userAgent });
-  } else if (account) {
-    const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
-    await sendMail(ctx, account.email, language, { kind: 'password_changed' }).catch((error: unknown) =>
-      ctx.logger.error({ ...failureOf(error) }, 'password-changed mail failed'),
-    );
+  // A security notice (kept and retried, not holding the answer up), as for a change in the
+  // profile. Not "your password was changed" when there was none: the notice of a new way in.
+  if (account) {
+    const change = row.created ? 'password_created' : 'password_changed';
+    await notifySecurityChange(ctx, account.id, { change }, { ip: input.client.ip, userAgent: input.client.userAgent });
   }
   return { type: row.type };
 }

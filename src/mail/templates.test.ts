@@ -23,7 +23,6 @@ describe('renderMail', () => {
     { kind: 'unknown_account' },
     { kind: 'reset_link', link: 'https://id.example/login/set-password/abc', minutes: 60 },
     { kind: 'migration_reset_link', link: 'https://id.example/login/set-password/abc', minutes: 60 },
-    { kind: 'password_changed' },
     ...(
       [
         'passkey_registered',

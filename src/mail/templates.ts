@@ -8,7 +8,6 @@ export type MailTemplate =
   | { kind: 'unknown_account' }
   | { kind: 'reset_link'; link: string; minutes: number }
   | { kind: 'migration_reset_link'; link: string; minutes: number }
-  | { kind: 'password_changed' }
   | { kind: 'password_setup_link'; link: string; minutes: number }
   | SecurityNoticeTemplate;
 
@@ -49,10 +48,6 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
       ],
       action: { text: 'Create a new password', href: t.link },
     }),
-    password_changed: () => ({
-      subject: 'Your password was changed',
-      lines: ['The password of your account was just changed.', 'If this was not you, reset your password at once and contact your administrator.'],
-    }),
     password_setup_link: (t) => ({
       subject: 'Set a password for your account',
       lines: ['You asked to sign in with a password from now on. Open this link to choose one:', `The link is valid for ${t.minutes} minutes and can be used once. If you did not ask for it, you can ignore this email.`],
@@ -84,10 +79,6 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
         `Länken gäller i ${t.minutes} minuter och kan användas en gång.`,
       ],
       action: { text: 'Skapa ett nytt lösenord', href: t.link },
-    }),
-    password_changed: () => ({
-      subject: 'Ditt lösenord har ändrats',
-      lines: ['Lösenordet till ditt konto har just ändrats.', 'Om det inte var du, återställ lösenordet direkt och kontakta din administratör.'],
     }),
     password_setup_link: (t) => ({
       subject: 'Välj ett lösenord för ditt konto',

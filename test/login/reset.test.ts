@@ -71,7 +71,10 @@ describe('forgot password', () => {
     expect([done.status, done.body]).toEqual([200, { type: 'athena' }]);
     expect(setCookies(done).has('nyckel_session')).toBe(false);
 
-    expect((await t.mail.waitFor(account.email)).subject).toBe('Ditt lösenord har ändrats');
+    // A security notice: when, from where, in the account's language.
+    const notice = await t.mail.waitFor(account.email);
+    expect(notice.subject).toBe('Ditt lösenord har ändrats');
+    expect(notice.text).toMatch(/Det hände .+ UTC/);
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
     // Signed out everywhere: remembered browsers too (the OIDC grants: test/oidc/oidc-flow.test.ts).
     expect(await listRememberedDevices(t.ctx, account.id, undefined)).toHaveLength(0);

@@ -97,13 +97,16 @@ describe('recent activity lines', () => {
     [event('operator.account.unlocked', {}, 'support'), 'Support unlocked sign-in to your account', 'Support låste upp inloggningen till ditt konto'],
     [event('operator.account.signed_out', {}, 'support'), 'Support signed you out everywhere', 'Support loggade ut dig överallt'],
     [event('operator.something.new', {}, 'support'), 'Support made a change to your account', 'Support gjorde en ändring i ditt konto'],
+    [event('devices.revoked_all', { count: 2, reason: 'totp_replaced' }), 'All remembered devices forgotten', 'Alla ihågkomna enheter glömda'],
+    [event('devices.revoked_all', { count: 1, reason: 'signed_out_others' }), 'Remembered devices in other browsers forgotten', 'Ihågkomna enheter i andra webbläsare glömda'],
+    [event('passkey.clone_suspected'), 'A passkey sign-in was refused: the passkey may have been copied', 'En inloggning med inloggningsnyckel nekades: nyckeln kan ha kopierats'],
     [event('brand.new.action'), 'Account activity', 'Kontoaktivitet'],
   ])('%j', (input, english, swedish) => {
     expect([render(en, input), render(sv, input)]).toEqual([english, swedish]);
   });
 
   it('has a text for every action the server writes about a person', () => {
-    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'upstream.linked'];
+    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'passkey.clone_suspected', 'upstream.linked'];
     for (const action of actions) {
       const { key } = activityText(event(action, { type: 'totp' }));
       expect([action, translate(en, key) !== key, translate(sv, key) !== key, key.endsWith('.other')]).toEqual([action, true, true, false]);

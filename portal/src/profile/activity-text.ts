@@ -20,9 +20,9 @@ const simple: Record<string, string> = {
   'totp.merged': 'totp_merged',
   'passkey.registered': 'passkey_registered',
   'passkey.removed': 'passkey_removed',
+  'passkey.clone_suspected': 'passkey_clone_suspected',
   'device.revoked': 'device_revoked',
   'device.remembered': 'device_remembered',
-  'devices.revoked_all': 'devices_revoked_all',
   'session.revoked': 'session_revoked',
   'sessions.revoked_others': 'sessions_revoked_others',
   'operator.password_reset.sent': 'operator_password_reset_sent',
@@ -61,6 +61,9 @@ export function activityText(event: ActivityEvent): ActivityText {
         return action('setting_locale', { language: { key: `language.${details.value}` } });
       }
       return action(details.key === 'name' ? 'setting_name' : 'other');
+    case 'devices.revoked_all':
+      // Signing the others out keeps this browser's device: not "all".
+      return action(details.reason === 'signed_out_others' ? 'devices_revoked_others' : 'devices_revoked_all');
     case 'grant.revoked':
       return action('grant_revoked', { client: details.client ?? '' });
     case 'operator.impersonation.started':
