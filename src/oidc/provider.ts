@@ -10,6 +10,7 @@ import { hashedClientSecrets } from './client-secret.ts';
 import { logProviderErrors } from './error-log.ts';
 import { failClosed, failClosedFindAccount } from './fail-closed.ts';
 import { createClientAdapter, reuseDerivedClients } from './clients.ts';
+import { endLinkedProviderSessions } from './grants.ts';
 import { createSigningKeyRefresh } from './key-refresh.ts';
 import { loadSigningKeys } from './keys.ts';
 import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
@@ -173,7 +174,9 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   provider.use(async (koa, next) => {
     await next();
     const id = portalSessionToEnd.get(koa);
-    if (id) await destroyPortalSession(inProvider, id);
+    if (!id) return;
+    await endLinkedProviderSessions(inProvider, provider, id);
+    await destroyPortalSession(inProvider, id);
   });
   // The table keeps client secrets as hashes: presented secrets are compared hashed (client-secret.ts).
   hashedClientSecrets(provider);

@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
 import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
+import { revokeGrant } from '../oidc/grants.ts';
 import { forgetKnownBrowsers } from '../login/lockout.ts';
 import { issueKnownBrowser, knownBrowserFor } from '../login/known-browser.ts';
 import { publicDeviceId, revokeAllRememberedDevices } from '../login/remembered-device.ts';
@@ -156,14 +157,6 @@ export async function listSessions(ctx: Context, provider: Provider, request: Se
  * Revokes one grant: every code and token issued under it (the adapter's per-grant index) and
  * the grant itself. A refresh token of the grant is refused from then on.
  */
-async function revokeGrant(provider: Provider, grantId: string): Promise<void> {
-  await provider.RefreshToken.revokeByGrantId(grantId);
-  await provider.AccessToken.revokeByGrantId(grantId);
-  await provider.AuthorizationCode.revokeByGrantId(grantId);
-  const grant = await provider.Grant.find(grantId);
-  if (grant) await grant.destroy();
-}
-
 /** Revokes the grants and ends the OP sessions of this account's index that `ends` picks; returns the number of grants. */
 async function endOidc(
   provider: Provider,

@@ -34,7 +34,7 @@ export interface PortalSessionWithId extends PortalSession {
   id: string;
 }
 
-type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
+export type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
 /** The hard cap: a session ends this long after its sign-in, however much it is used. */
 export const portalSessionTtlSeconds = 12 * 3600;

@@ -619,6 +619,34 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(((await ping.json()) as { email: string | null }).email).toBeNull();
   });
 
+  it('"Yes" also ends the applications an earlier provider session of the same Nyckel sign-in opened', async () => {
+    const [one, two] = [await discover('rp-one'), await discover('rp-two')];
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(one, { scope: 'openid email' });
+    const oneTokens = await exchange(one, await codeFrom(browser, first), first);
+    const userinfo = (accessToken: string) => fetch(`${server.issuer}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect((await userinfo(oneTokens.access_token)).status).toBe(200);
+
+    // The provider session's cookie goes (it ended with the browser); the Nyckel session stays and
+    // signs a new provider session in for the next application, without a page.
+    for (const name of [...browser.cookies.keys()]) if (name.startsWith('nyckel_op_session')) browser.cookies.delete(name);
+    const second = await authorizationRequest(two, { scope: 'openid email' });
+    const callback = (await browser.follow(second.url.toString())).url;
+    expect(callback.origin + callback.pathname).toBe(redirectUri);
+    const twoTokens = await exchange(two, callback, second);
+
+    const logout = client.buildEndSessionUrl(two, { id_token_hint: twoTokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9/' });
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await (await browser.request(logout.toString())).text())![1]!;
+    const confirm = await browser.request('/oauth2/logout/confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }),
+    });
+    expect(confirm.headers.get('location')).toBe('http://127.0.0.1:9/');
+    expect((await userinfo(twoTokens.access_token)).status).toBe(401);
+    expect((await userinfo(oneTokens.access_token)).status).toBe(401);
+  });
+
   it('"No" at the logout confirmation signs the person out of the asking application only: Nyckel stays signed in', async () => {
     const [one, two] = [await discover('rp-one'), await discover('rp-two')];
     const browser = new BrowserLike(server.base);
