@@ -57,7 +57,10 @@ export async function finishPasskeyRegistration(
 ): Promise<RegisteredPasskey> {
   assertRecentSignIn(session, ctx.now());
   await assertSecondFactorSession(ctx, session);
-  const registered = await registerPasskey(ctx, await ownerOf(ctx, session), { response: input.response, name: input.name || defaultPasskeyName }, info);
+  // Asked again under the account's lock: the account may have gained a second factor since.
+  const registered = await registerPasskey(ctx, await ownerOf(ctx, session), { response: input.response, name: input.name || defaultPasskeyName }, info, (trx) =>
+    assertSecondFactorSession({ db: trx }, session),
+  );
   await notifySecurityChange(ctx, session.account_id, { change: 'passkey_registered' }, info);
   return registered;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertTotpCredential } from '../../src/credentials/totp/totp.repository.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType } from '../login/journey.ts';
@@ -138,6 +139,35 @@ describe('a secret issued while the account had no second factor', () => {
     expect(await methodsOf(account)).toEqual([['pwd'], ['pwd']]);
     expect(answer(await attacker.delete(`/auth/passkeys/${res.body.id}`))).toEqual(refused);
     expect((await credentialsOf(account, 'webauthn')).map((c) => c.id)).toEqual([res.body.id]);
+  });
+});
+
+describe('a passkey registered by a password-only session', () => {
+  it('is refused when the account gains an authenticator app between the check and the store: asked again under the lock', async () => {
+    const account = await createTotpAccount(t.ctx, { totp: 0 });
+    const browser = t.agent();
+    await signIn(t.ctx, browser, account);
+    // The race, put in order: the registration passed its first check (no second factor yet);
+    // the owner's app lands as its challenge is taken, before the passkey is stored.
+    const store = t.ctx.store;
+    const getDel = store.getDel.bind(store);
+    let armed = true;
+    store.getDel = async (key: string) => {
+      const value = await getDel(key);
+      if (armed && key.startsWith('passkey-challenge:register:')) {
+        armed = false;
+        await insertTotpCredential(t.ctx.db, account.id, t.ctx.secretBox.seal('JBSWY3DPEHPK3PXP'), new Date());
+      }
+      return value;
+    };
+    try {
+      const { res } = await registerPasskey(browser, authenticatorFor(t));
+      expect(armed).toBe(false);
+      expect(answer(res)).toEqual(refused);
+    } finally {
+      store.getDel = getDel;
+    }
+    expect(await credentialsOf(account, 'webauthn')).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type { Queryable } from '../../accounts/accounts.repository.ts';
 import { recordAudit } from '../../audit/audit.ts';
 import type { Context } from '../../context.ts';
 import { lockAccountRow } from '../totp/totp.repository.ts';
@@ -70,12 +71,17 @@ export interface RegisteredPasskey {
  * Checks the answer to the pending registration challenge (taken once: single use) — type
  * webauthn.create, origin and RP ID from config, user presence and verification, a supported
  * key algorithm — then stores the passkey and audits `passkey.registered` in one transaction.
+ *
+ * `mayRegister` runs under the account row's lock, which every change to the account's
+ * credentials takes, and throws to refuse: the caller's rule is checked against the credentials
+ * as they are when the passkey is stored, not as they were a moment before.
  */
 export async function registerPasskey(
   ctx: RegistrationContext,
   owner: PasskeyOwner,
   input: { response: RegistrationResponseJSON; name: string },
   info: { ip: string | null; userAgent: string | null },
+  mayRegister: (trx: Queryable) => Promise<void>,
 ): Promise<RegisteredPasskey> {
   const challenge = await takeChallenge(ctx, 'register', owner.id, owner.account_id);
   if (!challenge) throw passkeyErrors.challengeExpired();
@@ -101,6 +107,7 @@ export async function registerPasskey(
   const now = ctx.now();
   return ctx.db.transaction(async (trx) => {
     await lockAccountRow(trx, owner.account_id);
+    await mayRegister(trx);
     // Counted again under the account's lock: two registrations in flight cannot both pass the limit.
     if ((await listPasskeys(trx, owner.account_id)).length >= maxPasskeysPerAccount) throw passkeyErrors.limitReached();
     const id = await insertPasskey(trx, {
