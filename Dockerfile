@@ -19,8 +19,11 @@ RUN npm run build
 FROM node:24-bookworm-slim AS runtime
 # MALLOC_MMAP_THRESHOLD_: argon2's 19 MiB buffers go back to the OS after each hash instead of
 # staying in glibc's heap. V8's flags are on the command line (CMD, src/config/node-flags.ts).
+# HOST: every interface of the container, whatever NODE_ENV, or a published port reaches nothing
+# (outside production Nyckel binds 127.0.0.1 by default).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=1048576 \
+    HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/app/data
 WORKDIR /app

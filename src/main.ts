@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/index.ts';
@@ -7,6 +7,7 @@ import { createSecretBox } from './crypto/secret-box.ts';
 import { exitIfDataDirLocked } from './db/data-dir-lock.ts';
 import { createDb } from './db/knex.ts';
 import { migrateLatest } from './db/migrate.ts';
+import { errors } from './http/app-error.ts';
 import { answerClientError } from './http/error-handler.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createStore } from './store/create-store.ts';
@@ -30,9 +31,48 @@ function configOrExit(): Config {
 export async function createContext(config: Config): Promise<Context> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   const db = await createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir });
-  const store = createStore({ redisUrl: config.redisUrl, prefix: config.storePrefix });
+  const store = createStore({ redisUrl: config.redisUrl, prefix: config.storePrefix, logger });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox'), logger });
   return { config, db, store, mailer, logger, secretBox: createSecretBox(config.encryptionKey), now: () => new Date() };
+}
+
+/**
+ * Ends start-up on a failure outside Nyckel (a database it cannot reach, a port in use) with one
+ * line naming the setting to check and 69 (EX_UNAVAILABLE): a stack trace would hide which one.
+ */
+function exitWith(what: string): (error: unknown) => never {
+  return (error) => {
+    process.stderr.write(`nyckel: ${what}: ${describeError(error)}\n`);
+    process.exit(69);
+  };
+}
+
+/** An error as one line. A connection refused by both addresses of `localhost` is an AggregateError without a message. */
+function describeError(error: unknown): string {
+  if (error instanceof AggregateError && !error.message) return error.errors.map(describeError).join('; ');
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+}
+
+/** The database migrations run on, for messages: a URL without its credentials. */
+function databaseName(config: Config): string {
+  if (!config.databaseUrl) return `the embedded database in ${config.dataDir}`;
+  const { protocol, host, pathname } = new URL(config.databaseUrl);
+  return `the database at DATABASE_URL (${protocol}//${host}${pathname})`;
+}
+
+/** The answer while migrations and seeding run: the port is taken before them, the app comes after. */
+const starting: RequestListener = (_req, res) => {
+  res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(errors.unavailable().toBody()));
+};
+
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 export async function main(): Promise<void> {
@@ -40,20 +80,24 @@ export async function main(): Promise<void> {
   // Loaded after the configuration is known good, so a bad variable fails fast.
   const [{ createApp }, { settleSecurityNotices, startNoticeRetries }] = await Promise.all([import('./app.ts'), import('./profile/security-notice.ts')]);
   const ctx = await createContext(config).catch(exitIfDataDirLocked);
-  await migrateLatest(ctx.db);
-  if (config.seedDemo) await seedDemo(ctx);
 
-  const { app } = await createApp(ctx);
-  const server = createServer(app);
+  // The port is taken before migrations and seeding, so a port in use is told at once.
+  const server = createServer(starting);
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.on('clientError', answerClientError);
-  server.listen(config.port, config.host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    ctx.logger.info({ port, issuer: config.issuer, database: config.databaseUrl ? 'postgresql' : 'embedded', store: ctx.store.kind }, 'Nyckel is listening');
-  });
+  await listen(server, config).catch(exitWith(`cannot listen on ${config.host}:${config.port} (HOST, PORT)`));
+  // Once listening, an error is a failed accept (out of file descriptors): the server goes on.
+  server.on('error', (error) => ctx.logger.error({ err: error }, 'HTTP server error'));
+
+  await migrateLatest(ctx.db).catch(exitWith(`cannot migrate ${databaseName(config)}`));
+  if (config.seedDemo) await seedDemo(ctx);
+  const { app } = await createApp(ctx);
+  server.off('request', starting).on('request', app);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  ctx.logger.info({ port, issuer: config.issuer, database: config.databaseUrl ? 'postgresql' : 'embedded', store: ctx.store.kind }, 'Nyckel is listening');
 
   // Security notices whose mail failed get another try every minute (profile/security-notice.ts).
   const stopNoticeRetries = startNoticeRetries(ctx);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { envSchema, type Env } from './schema.ts';
+import { parseEnv, type Env } from './schema.ts';
 
 export interface Config {
   readonly env: Env['NODE_ENV'];
@@ -50,7 +50,7 @@ export class ConfigError extends Error {}
  * variable. Production refuses anything that only makes sense on a laptop.
  */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(source);
+  const parsed = parseEnv(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = issue.path.join('.') || 'environment';
@@ -60,14 +60,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.DATA_DIR);
 
-  if (production) {
-    if (!env.DATABASE_URL) throw new ConfigError('Invalid DATABASE_URL: required in production (the embedded database is for development)');
-    if (!env.REDIS_URL) throw new ConfigError('Invalid REDIS_URL: required in production (the in-process store is for development)');
-    if (!env.COOKIE_SECRETS) throw new ConfigError('Invalid COOKIE_SECRETS: required in production (generated secrets are for development)');
-    if (!env.ENCRYPTION_KEY) throw new ConfigError('Invalid ENCRYPTION_KEY: required in production (a generated key is for development)');
-    if (env.SEED_DEMO) throw new ConfigError('Invalid SEED_DEMO: demo data is refused in production');
-  }
-
+  if (production) refuseUnsafeProduction(env);
   const devSecrets = production ? undefined : developmentSecrets(dataDir, env.NODE_ENV === 'test');
   const issuer = (env.ISSUER ?? `http://localhost:${env.PORT}/oauth2`).replace(/\/$/, '');
   const issuerUrl = new URL(issuer);
@@ -75,12 +68,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (issuerUrl.pathname !== '/oauth2' || issuerUrl.search || issuerUrl.hash) {
     throw new ConfigError('Invalid ISSUER: must be an origin followed by /oauth2, e.g. https://id.example.com/oauth2');
   }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(issuerUrl.hostname);
+  const loopback = isLoopbackHost(issuerUrl.hostname);
+  // Plain http carries session cookies and codes in the clear; only this machine may be spared TLS
+  // (docker compose and the benchmarks run production mode on localhost).
+  if (production && issuerUrl.protocol !== 'https:' && !loopback) {
+    throw new ConfigError('Invalid ISSUER: must be https in production (http only on localhost or 127.0.0.1)');
+  }
 
   return Object.freeze({
     env: env.NODE_ENV,
     port: env.PORT,
-    host: env.HOST,
+    // Development seeds demo accounts whose passwords are in the README: only this machine may
+    // reach them. A container sets HOST=0.0.0.0 (Dockerfile) for its port mapping to work.
+    host: env.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
     issuer,
     publicUrl: issuerUrl.origin,
     databaseUrl: env.DATABASE_URL,
@@ -103,6 +103,42 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     secureCookies: issuerUrl.protocol === 'https:' || !loopback,
     upstream: Object.freeze(upstreamProviders(env, production)),
   });
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(hostname);
+}
+
+/** Production needs real services, real secrets and its public URL; each refusal names its variable. */
+function refuseUnsafeProduction(env: Env): void {
+  if (!env.ISSUER) throw new ConfigError('Invalid ISSUER: required in production (the public URL, e.g. https://id.example.com/oauth2)');
+  if (!env.DATABASE_URL) throw new ConfigError('Invalid DATABASE_URL: required in production (the embedded database is for development)');
+  if (!env.REDIS_URL) throw new ConfigError('Invalid REDIS_URL: required in production (the in-process store is for development)');
+  if (!env.COOKIE_SECRETS) throw new ConfigError('Invalid COOKIE_SECRETS: required in production (generated secrets are for development)');
+  if (!env.ENCRYPTION_KEY) throw new ConfigError('Invalid ENCRYPTION_KEY: required in production (a generated key is for development)');
+  if (env.SEED_DEMO) throw new ConfigError('Invalid SEED_DEMO: demo data is refused in production');
+  const placeholder = placeholderSecret(env);
+  if (placeholder) throw new ConfigError(`Invalid ${placeholder}: holds a CHANGE-ME placeholder; replace it with a generated secret`);
+}
+
+/**
+ * The first secret still holding a placeholder from docker-compose.yml or .env.example: those are
+ * public, so a deployment that kept one lets anyone sign cookies or decrypt TOTP seeds. The
+ * compose file's encryption key is base64 of a CHANGE-ME text, so keys are checked decoded too;
+ * in connection URLs only the password is a secret.
+ */
+function placeholderSecret(env: Env): string | undefined {
+  const secrets: Record<string, string | undefined> = {
+    COOKIE_SECRETS: env.COOKIE_SECRETS?.join(','),
+    ENCRYPTION_KEY: env.ENCRYPTION_KEY && `${env.ENCRYPTION_KEY} ${Buffer.from(env.ENCRYPTION_KEY, 'base64').toString('latin1')}`,
+    DATABASE_URL: env.DATABASE_URL && new URL(env.DATABASE_URL).password,
+    REDIS_URL: env.REDIS_URL && new URL(env.REDIS_URL).password,
+    SMTP_URL: env.SMTP_URL && new URL(env.SMTP_URL).password,
+    METRICS_TOKEN: env.METRICS_TOKEN,
+    GOOGLE_CLIENT_SECRET: env.GOOGLE_CLIENT_SECRET,
+    MICROSOFT_CLIENT_SECRET: env.MICROSOFT_CLIENT_SECRET,
+  };
+  return Object.keys(secrets).find((name) => /change-?me/i.test(secrets[name] ?? ''));
 }
 
 /**

@@ -1,9 +1,5 @@
 import { z } from 'zod';
 
-/** Turns '', undefined into undefined so optional variables may be left empty in .env files. */
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
-
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -42,28 +38,28 @@ export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   /** TCP port the HTTP server listens on. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** Interface to bind. */
-  HOST: z.string().min(1).default('0.0.0.0'),
-  /** OIDC issuer identifier; the public base URL is its origin. Default http://localhost:$PORT/oauth2. */
-  ISSUER: optional(url(['http:', 'https:'])),
+  /** Interface to bind. Default 127.0.0.1 (this machine only); 0.0.0.0 (every interface) in production. */
+  HOST: z.string().optional(),
+  /** OIDC issuer identifier; the public base URL is its origin. Default http://localhost:$PORT/oauth2; required in production. */
+  ISSUER: url(['http:', 'https:']).optional(),
   /** PostgreSQL connection string; empty means embedded PGlite under DATA_DIR. */
-  DATABASE_URL: optional(url(['postgres:', 'postgresql:'])),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   /** Redis connection string; empty means the in-process store. */
-  REDIS_URL: optional(url(['redis:', 'rediss:'])),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
   /** Prefix for every key Nyckel writes to the store. */
   STORE_PREFIX: z.string().default('nyckel:'),
   /** Folder for the embedded database, outbox and generated development secrets. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** SMTP URL for outgoing mail; empty writes .eml files to DATA_DIR/outbox. */
-  SMTP_URL: optional(url(['smtp:', 'smtps:'])),
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
   /** Sender address of every email. */
   MAIL_FROM: z.string().min(3).default('Nyckel <no-reply@localhost>'),
   /** Comma-separated secrets signing cookies, newest first, each at least 32 characters. Required in production. */
-  COOKIE_SECRETS: optional(cookieSecrets),
+  COOKIE_SECRETS: cookieSecrets.optional(),
   /** Base64 key (32 bytes) encrypting secrets at rest (TOTP seeds). Required in production. */
-  ENCRYPTION_KEY: optional(z.string().regex(/^[A-Za-z0-9+/]{43}=?$/, 'must be 32 bytes in base64')),
+  ENCRYPTION_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=?$/, 'must be 32 bytes in base64').optional(),
   /** Seed the demo data on start (never allowed in production). */
-  SEED_DEMO: optional(boolean),
+  SEED_DEMO: boolean.optional(),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Express trust proxy setting: number of proxies in front of Nyckel. */
@@ -77,26 +73,33 @@ export const envSchema = z.object({
   /** Calls per minute one client may make to the token, introspection, revocation and PAR endpoints (twice that per IP). */
   OAUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
   /** Bearer token that reads /metrics; without one /metrics is open in development and off in production. */
-  METRICS_TOKEN: optional(z.string().min(16)),
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** URL of the sharing portal ("athena") stakeholders are sent to. */
-  ATHENA_URL: optional(url(['http:', 'https:'])),
+  ATHENA_URL: url(['http:', 'https:']).optional(),
   /** Google sign-in: OAuth client id; empty hides Google. */
-  GOOGLE_CLIENT_ID: optional(z.string().min(1)),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   /** Google sign-in: OAuth client secret. */
-  GOOGLE_CLIENT_SECRET: optional(z.string().min(1)),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   /** Google sign-in: issuer whose discovery document is used. */
-  GOOGLE_ISSUER: z.preprocess((v) => (v === '' ? undefined : v), url(['http:', 'https:']).default('https://accounts.google.com')),
+  GOOGLE_ISSUER: url(['http:', 'https:']).default('https://accounts.google.com'),
   /** Microsoft sign-in: application (client) id; empty hides Microsoft. */
-  MICROSOFT_CLIENT_ID: optional(z.string().min(1)),
+  MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
   /** Microsoft sign-in: client secret. */
-  MICROSOFT_CLIENT_SECRET: optional(z.string().min(1)),
+  MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
   /** Microsoft sign-in: authority (issuer), tenant-specific or `organizations`. */
-  MICROSOFT_ISSUER: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    url(['http:', 'https:']).default('https://login.microsoftonline.com/organizations/v2.0'),
-  ),
+  MICROSOFT_ISSUER: url(['http:', 'https:']).default('https://login.microsoftonline.com/organizations/v2.0'),
   /** Microsoft sign-in: comma-separated tenant ids (tid) allowed to sign in; empty allows any. */
-  MICROSOFT_ALLOWED_TENANTS: optional(z.string()),
+  MICROSOFT_ALLOWED_TENANTS: z.string().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/**
+ * Parses the environment with blank values taken as unset: `PORT=` or `HOST=` in an .env file
+ * means "use the default", as .env.example promises, not an empty string (which z.coerce would
+ * turn into port 0, and which no default replaces).
+ */
+export function parseEnv(source: NodeJS.ProcessEnv) {
+  const set = Object.entries(source).filter(([, value]) => value !== undefined && value.trim() !== '');
+  return envSchema.safeParse(Object.fromEntries(set));
+}

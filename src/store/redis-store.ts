@@ -5,9 +5,16 @@ import { claimAndWriteLua, getWithReferenceLua, incrLua, replaceIfUnchangedLua, 
 import { StoreUnavailableError, toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
 
 export type RedisStoreOptions =
-  | { url: string; prefix: string; onConnectionError?: (error: Error) => void }
+  /** `logger` hears of the connection failures of the store's own client. */
+  | { url: string; prefix: string; logger?: ConnectionLogger }
   /** A client owned by the caller: the store uses it and never quits it. */
   | { client: Redis; prefix: string };
+
+/** The part of a logger the store writes to; pino's fits. */
+export interface ConnectionLogger {
+  error(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+}
 
 /**
  * Client settings that turn an outage into a fast StoreUnavailableError (the HTTP layer answers
@@ -36,6 +43,30 @@ function escapeGlob(text: string): string {
   return text.replace(/[\\*?[\]]/g, '\\$&');
 }
 
+/**
+ * Tells the operator why Redis is unavailable, where callers only see StoreUnavailableError: the
+ * first failure of an outage, each different one during it (a refused connection, then a refused
+ * password), and the recovery. ioredis emits 'error' on every failed reconnect, up to one a second;
+ * without a listener it would print each. Only message and code are logged: ioredis attaches the
+ * failed command to its errors, AUTH's password among the arguments. The URL loses its credentials.
+ */
+function logConnectionChanges(client: Redis, url: string, logger: ConnectionLogger | undefined): void {
+  const { protocol, host } = new URL(url);
+  const redis = `${protocol}//${host}`;
+  let failure: string | undefined;
+  client.on('error', (error: NodeJS.ErrnoException) => {
+    const cause = `${error.code ?? ''} ${error.message}`;
+    if (cause === failure) return;
+    failure = cause;
+    logger?.error({ redis, err: { message: error.message, code: error.code } }, 'Redis connection failed; reconnecting');
+  });
+  client.on('ready', () => {
+    if (failure === undefined) return;
+    failure = undefined;
+    logger?.info({ redis }, 'Redis connection restored');
+  });
+}
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   /** The ioredis client, for libraries that take one (rate-limiter-flexible). Keys there are not prefixed. */
@@ -56,9 +87,7 @@ export class RedisStore implements Store {
     } else {
       this.client = new Redis(options.url, { ...redisClientOptions });
       this.#ownsClient = true;
-      // ioredis emits 'error' on every failed reconnect; without a listener it prints each one.
-      // Callers see failures as StoreUnavailableError on their commands instead.
-      this.client.on('error', options.onConnectionError ?? (() => {}));
+      logConnectionChanges(this.client, options.url, options.logger);
       // Every command written while connected, the store's and those of the client's other users
       // (rate-limiter-flexible), joins the loop iteration's socket write (#batchWrites), and has
       // a deadline. Only on a client of its own: a caller's client keeps its methods, and its

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { parse } from 'yaml';
+import { ConfigError, loadConfig, type Config } from '../../src/config/index.ts';
 import { envSchema } from '../../src/config/schema.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -60,7 +61,7 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
-  it.each(['DATABASE_URL', 'REDIS_URL', 'COOKIE_SECRETS', 'ENCRYPTION_KEY'])(
+  it.each(['ISSUER', 'DATABASE_URL', 'REDIS_URL', 'COOKIE_SECRETS', 'ENCRYPTION_KEY'])(
     'refuses production without %s, naming it',
     (name) => {
       const env: Record<string, string> = { ...production };
@@ -68,6 +69,41 @@ describe('loadConfig', () => {
       expect(configError(env).message).toContain(name);
     },
   );
+
+  it('refuses a plain http ISSUER in production unless it is this machine', () => {
+    // Session cookies and authorization codes would cross the network in the clear.
+    expect(configError({ ...production, ISSUER: 'http://id.example.com/oauth2' }).message).toMatch(/^Invalid ISSUER: .*https/);
+    expect(configError({ ...production, ISSUER: 'http://192.168.1.20:3000/oauth2' }).message).toMatch(/^Invalid ISSUER: /);
+    // docker compose and the benchmarks run production mode on loopback.
+    for (const issuer of ['http://localhost:3000/oauth2', 'http://127.0.0.1:41234/oauth2', 'http://[::1]:3000/oauth2']) {
+      expect(loadConfig({ ...production, ISSUER: issuer }).issuer).toBe(issuer);
+    }
+  });
+
+  it.each([
+    ["docker-compose.yml's old cookie secret", 'COOKIE_SECRETS', 'CHANGE-ME-cookie-secret-at-least-32-characters-long'],
+    ['a placeholder among real cookie secrets', 'COOKIE_SECRETS', `${randomBytes(32).toString('base64url')},change-me-change-me-change-me-change-me`],
+    ["docker-compose.yml's old encryption key (base64 of a CHANGE-ME text)", 'ENCRYPTION_KEY', 'Q0hBTkdFLU1FLUNIQU5HRS1NRS1DSEFOR0UtTUUtMzI='],
+    ["docker-compose.yml's old database password", 'DATABASE_URL', 'postgres://nyckel:CHANGE-ME-db-password@postgres:5432/nyckel'],
+    [".env.example's database password", 'DATABASE_URL', 'postgres://nyckel:change-me@127.0.0.1:5432/nyckel'],
+    ['a placeholder Redis password', 'REDIS_URL', 'redis://:CHANGE-ME@cache.example.com:6379'],
+    ['a placeholder metrics token', 'METRICS_TOKEN', 'CHANGE-ME-metrics-token'],
+  ])('refuses %s in production, naming %s', (_case, name, value) => {
+    const message = configError({ ...production, [name]: value }).message;
+    expect(message).toMatch(new RegExp(`^Invalid ${name}: .*CHANGE-ME`));
+    expect(message).not.toContain(value);
+  });
+
+  it("accepts docker-compose.yml's environment on the image's once its secrets are set, and binds every interface", () => {
+    const { env, required } = composeEnvironment();
+    // Every secret comes from the operator's environment; none is written in the file.
+    expect(required).toEqual(expect.arrayContaining(['COOKIE_SECRETS', 'ENCRYPTION_KEY', 'POSTGRES_PASSWORD']));
+    const config = loadConfig(env);
+    expect(config.env).toBe('production');
+    expect(config.issuer).toBe('http://localhost:3000/oauth2');
+    // 127.0.0.1 inside a container would be unreachable through its published port.
+    expect(config.host).toBe('0.0.0.0');
+  });
 
   const secret = randomBytes(32).toString('base64url');
   it.each([
@@ -110,6 +146,31 @@ describe('loadConfig', () => {
     const moved = loadConfig({ NODE_ENV: 'test', PORT: '4100' });
     expect(moved.port).toBe(4100);
     expect(moved.issuer).toBe('http://localhost:4100/oauth2');
+  });
+
+  it('binds 127.0.0.1 outside production, where the demo accounts of the README are seeded, and every interface in production', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'development', DATA_DIR: join(scratch, 'host') }).host).toBe('127.0.0.1');
+    expect(loadConfig(production).host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'test', HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...production, HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
+  });
+
+  it('takes an empty or blank value as unset: the default applies, as .env.example says', () => {
+    const empty = loadConfig({ NODE_ENV: 'test', PORT: '', HOST: '', STORE_PREFIX: '', LOGIN_SESSION_TTL: '', LOG_LEVEL: ' ', MAIL_FROM: '' });
+    expect(empty.port).toBe(3000);
+    expect(empty.host).toBe('127.0.0.1');
+    expect(empty.storePrefix).toBe('nyckel:');
+    expect(empty.loginSessionTtl).toBe(1800);
+    expect(empty.logLevel).toBe('info');
+    expect(empty.mailFrom).toBe('Nyckel <no-reply@localhost>');
+  });
+
+  it.each(Object.keys(envSchema.shape))('gives an empty %s the value it has when unset', (name) => {
+    // DATA_DIR and NODE_ENV fixed in the base would hide their own defaults: only the others get them.
+    const base: Record<string, string> = { DATA_DIR: join(scratch, 'empty'), NODE_ENV: 'test' };
+    if (name in base) delete base[name];
+    expect(comparable(loadConfig({ ...base, [name]: '' }))).toEqual(comparable(loadConfig(base)));
   });
 
   it('does not seed demo data by default when a real database is configured', () => {
@@ -157,6 +218,38 @@ describe('loadConfig', () => {
     }
   });
 });
+
+/** A configuration without its test-generated secrets, which differ on every load. */
+function comparable(config: Config): Omit<Config, 'cookieSecrets' | 'encryptionKey'> {
+  const { cookieSecrets: _cookieSecrets, encryptionKey: _encryptionKey, ...rest } = config;
+  return rest;
+}
+
+/**
+ * The nyckel service's environment as `docker compose up` gives it: the image's ENV (Dockerfile)
+ * under the compose file's, each `${NAME:?…}` filled with a fresh secret as the operator's .env
+ * would, and the names of those variables.
+ */
+function composeEnvironment(): { env: Record<string, string>; required: string[] } {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const image = Object.fromEntries(
+    [...dockerfile.matchAll(/^ENV (.*)$/gm)].flatMap(([, line]) => line!.trim().split(/\s+/).map((pair) => pair.split('=') as [string, string])),
+  );
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services: { nyckel: { environment: Record<string, string> } } };
+  const generated: Record<string, string> = {
+    COOKIE_SECRETS: randomBytes(48).toString('base64'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    POSTGRES_PASSWORD: randomBytes(24).toString('hex'),
+  };
+  const required: string[] = [];
+  const fill = (value: string) =>
+    value.replace(/\$\{(\w+):\?[^}]*\}/g, (_match, name: string) => {
+      required.push(name);
+      return generated[name] ?? '';
+    });
+  const service = Object.fromEntries(Object.entries(compose.services.nyckel.environment).map(([name, value]) => [name, fill(String(value))]));
+  return { env: { ...image, ...service }, required };
+}
 
 describe('node src/main.ts with a bad variable', () => {
   it('exits non-zero with one line on stderr naming PORT', async () => {
