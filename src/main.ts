@@ -30,7 +30,7 @@ function configOrExit(): Config {
 
 export async function createContext(config: Config): Promise<Context> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
-  const db = await createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir });
+  const db = await createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir, logger });
   const store = createStore({ redisUrl: config.redisUrl, prefix: config.storePrefix, logger });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox'), logger });
   return { config, db, store, mailer, logger, secretBox: createSecretBox(config.encryptionKey), now: () => new Date() };

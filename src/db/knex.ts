@@ -1,13 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knex, { type Knex } from 'knex';
+import type { Logger } from 'pino';
 import { lockDataDir } from './data-dir-lock.ts';
 
 export type Db = Knex;
 
+/** Where knex's own warnings go (a failed connection attempt, say): the server's logger, not stdout. */
+export type DbLogger = Pick<Logger, 'warn' | 'error' | 'debug'>;
+
 export interface DbOptions {
   /** PostgreSQL URL; absent means embedded PGlite. */
   databaseUrl?: string | undefined;
+  logger?: DbLogger | undefined;
   /** Folder of the embedded database; absent means an in-memory PGlite (tests). */
   dataDir?: string | undefined;
   /**
@@ -35,6 +40,7 @@ export async function createDb(options: DbOptions): Promise<Db> {
       connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 5000, keepAlive: true },
       pool: { min: 0, max: 10, acquireTimeoutMillis: 10_000 },
       acquireConnectionTimeout: 10_000,
+      ...(options.logger && { log: knexLog(options.logger) }),
     });
   }
   const [{ PGlite }, { pg_trgm }, { citext }, { default: ClientPgLite }] = await Promise.all([
@@ -83,4 +89,15 @@ function releasedOnDestroy(db: Db, pglite: { closed: boolean; close(): Promise<v
     }
   };
   return db;
+}
+
+/** knex's log functions take a message (or an object); each goes to the logger as `msg`, one line. */
+function knexLog(logger: DbLogger): Knex.Config['log'] {
+  const line = (message: unknown) => (message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message));
+  return {
+    warn: (message: unknown) => logger.warn({ source: 'knex' }, line(message)),
+    error: (message: unknown) => logger.error({ source: 'knex' }, line(message)),
+    debug: (message: unknown) => logger.debug({ source: 'knex' }, line(message)),
+    deprecate: (method: string, alternative: string) => logger.warn({ source: 'knex' }, `${method} is deprecated, use ${alternative}`),
+  };
 }
