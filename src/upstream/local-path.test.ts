@@ -6,7 +6,8 @@ describe('localPath', () => {
     ['/profile', '/profile'],
     ['/profile?tab=methods', '/profile?tab=methods'],
     ['/login/select-tenant', '/login/select-tenant'],
-  ])('follows the local path %s', (from, expected) => {
+    ['/a/../profile', '/profile'],
+  ])('follows the local path %s as %s', (from, expected) => {
     expect(localPath(from)).toBe(expected);
   });
 
@@ -18,16 +19,23 @@ describe('localPath', () => {
     '/\\evil',
     '/\\/evil.example',
     '\\\\evil.example',
+    // Dot segments that collapse into a protocol-relative URL once normalised.
+    '/..//evil.example',
+    '/%2e%2e//evil.example',
+    '/%2E%2e//evil.example/x',
+    '/a/..//evil.example/x',
+    '/.//evil.example',
     'javascript:alert(1)',
     'profile',
     '',
     '/pro\nfile',
     '/\t/evil.example',
+    '/ /evil.example',
     undefined,
     42,
     `/${'a'.repeat(600)}`,
-  ])('falls back to /profile for %j', (from) => {
-    expect(localPath(from)).toBe('/profile');
+  ])('refuses %j', (from) => {
+    expect(localPath(from)).toBeNull();
   });
 });
 

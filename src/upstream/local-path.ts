@@ -1,28 +1,29 @@
+const base = 'http://nyckel.invalid';
+
 /**
- * `from` of /auth/link/oauth/{provider}: where the browser returns after linking. Only a path on
- * Nyckel itself is followed; anything else (`//evil.example`, `https://evil.example`, `/\evil`,
- * control characters) falls back, so the route can never be used as an open redirect. Browsers
- * treat `\` like `/`, hence any backslash is refused outright rather than normalised.
+ * A path on Nyckel itself to send the browser to (`from` of /auth/link/oauth/{provider}, the login's
+ * `return_to`), normalised, or null: anything else (`//evil.example`, `https://evil.example`,
+ * `/\evil`, whitespace, control characters) is never followed, so no route becomes an open
+ * redirect. Browsers treat `\` like `/`, hence any backslash is refused outright rather than
+ * normalised. The check that matters is on the normalised result: dot segments collapse, so
+ * `/..//evil.example` and `/%2e%2e//evil.example` become `//evil.example`, protocol-relative.
  */
-export function localPath(from: unknown, fallback = '/profile'): string {
-  if (typeof from !== 'string' || from.length > 512) return fallback;
-  if (!from.startsWith('/') || from.startsWith('//') || from.includes('\\')) return fallback;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(from)) return fallback;
-  const base = 'http://nyckel.invalid';
+export function localPath(target: unknown): string | null {
+  if (typeof target !== 'string' || target.length > 512) return null;
+  if (!target.startsWith('/') || /[\\\s\u0000-\u001f\u007f]/.test(target)) return null;
   let url: URL;
   try {
-    url = new URL(from, base);
+    url = new URL(target, base);
   } catch {
-    return fallback;
+    return null;
   }
-  if (url.origin !== base) return fallback;
-  return `${url.pathname}${url.search}`;
+  const path = `${url.pathname}${url.search}`;
+  return url.origin === base && !path.startsWith('//') ? path : null;
 }
 
 /** The path with one query parameter set (a local path from localPath). */
 export function withParam(path: string, name: string, value: string): string {
-  const url = new URL(path, 'http://nyckel.invalid');
+  const url = new URL(path, base);
   url.searchParams.set(name, value);
   return `${url.pathname}${url.search}`;
 }

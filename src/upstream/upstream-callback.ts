@@ -2,21 +2,21 @@ import * as client from 'openid-client';
 import type { Context } from '../context.ts';
 import { findOidcCredential } from '../credentials/oidc/oidc-credentials.repository.ts';
 import { verifiers } from '../credentials/registry.ts';
-import { AppError } from '../http/app-error.ts';
 import { loadAccountFacts } from '../login/login-answer.ts';
 import { loginErrors } from '../login/login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from '../login/login-finish.ts';
 import { assertState, assertStillProven, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
+import { isUnavailable } from '../http/error-handler.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { verifyFirstFactor } from '../login/login.service.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { withParam } from './local-path.ts';
-import { describe, upstreamClient } from './upstream-client.ts';
+import { describe, isUnreachable, upstreamClient } from './upstream-client.ts';
 import { upstreamErrors } from './upstream-errors.ts';
 import { identityFromClaims, mayLinkAutomatically, type UpstreamIdentity } from './upstream-identity.ts';
 import { linkIdentity } from './upstream-linking.ts';
 import { callbackUrl, providerSettings } from './upstream-providers.ts';
-import { loginUrl, profileUrl } from './upstream-redirects.ts';
+import { loginUrl, profileUrl, refusalType, returnTo } from './upstream-redirects.ts';
 import { sameState, takeTransaction, type UpstreamCookie, type UpstreamTransaction } from './upstream-transaction.ts';
 
 export interface CallbackInput {
@@ -26,7 +26,8 @@ export interface CallbackInput {
   query: URLSearchParams;
   cookie: UpstreamCookie | null;
   loginCookieId: string | undefined;
-  portalSession: PortalSessionWithId | null;
+  /** This browser's portal session: read only for a link from the profile. */
+  loadPortalSession: () => Promise<PortalSessionWithId | null>;
   info: RequestInfo;
 }
 
@@ -42,12 +43,14 @@ export interface CallbackRedirect {
  * same state) and for this provider (a code from provider A presented on B's callback is an
  * issuer mix-up); then the code is exchanged with the PKCE verifier and the ID token validated
  * (signature, issuer, audience, expiry, nonce). Only then does the purpose decide what happens.
- * Every refusal redirects with an error type and links nothing.
+ * Every refusal redirects with an error type and links nothing, an outage of the store or the
+ * database too (refusalType).
  */
 export async function completeCallback(ctx: Context, input: CallbackInput): Promise<CallbackRedirect> {
   const state = input.query.get('state') ?? '';
-  const tx = state ? await takeTransaction(ctx, state) : null;
+  let tx: UpstreamTransaction | null = null;
   try {
+    tx = state ? await takeTransaction(ctx, state) : null;
     // The per-IP budget is answered like any refusal here: a redirect to where the person came from.
     await rateLimitsFor(ctx).consume('ip', input.info.ip ?? 'unknown');
     if (!tx || !input.cookie || !sameState(input.cookie.state, state)) throw upstreamErrors.stateMismatch();
@@ -62,8 +65,7 @@ export async function completeCallback(ctx: Context, input: CallbackInput): Prom
         return await linkFromProfile(ctx, tx, identity, input);
     }
   } catch (error) {
-    if (error instanceof AppError) return { location: await errorLocation(ctx, tx, input, error.type) };
-    throw error;
+    return { location: await errorLocation(ctx, tx, input, refusalType(ctx, error)) };
   }
 }
 
@@ -85,7 +87,7 @@ async function exchangeCode(ctx: Context, tx: UpstreamTransaction, query: URLSea
     claims = tokens.claims() as Record<string, unknown> | undefined;
   } catch (error) {
     ctx.logger.warn({ provider: tx.provider, err: describe(error) }, 'upstream code exchange or ID token refused');
-    throw upstreamErrors.providerError();
+    throw isUnreachable(error) ? upstreamErrors.unavailable() : upstreamErrors.providerError();
   }
   if (!claims) throw upstreamErrors.providerError();
   return identityFromClaims(tx.provider, claims, {
@@ -129,27 +131,40 @@ async function linkAfterCode(ctx: Context, tx: UpstreamTransaction, identity: Up
  * account (its recent sign-in was checked at the start, at most the transaction's 10 minutes ago).
  */
 async function linkFromProfile(ctx: Context, tx: UpstreamTransaction, identity: UpstreamIdentity, input: CallbackInput): Promise<CallbackRedirect> {
-  const portal = input.portalSession;
+  const portal = await input.loadPortalSession();
   if (!portal || portal.account_id !== tx.account_id) return { location: '/login' };
   await linkIdentity(ctx, portal.account_id, identity, 'profile', input.info);
   return { location: withParam(tx.from ?? '/profile', 'linked', tx.provider) };
 }
 
-/** Done goes where the server decided (the OAuth hand-off, tenants, athena); any other step to /login. */
+/**
+ * Done goes to the login's `return_to`, else where the server decided (the OAuth hand-off,
+ * tenants, athena); any other step to /login, which carries `return_to` on to that step's Done.
+ */
 function afterLogin(session: LoginSession, outcome: LoginOutcome): string {
-  if (outcome.answer.state === 'Done') return outcome.answer.redirect_to ?? '/login/select-tenant';
+  if (outcome.answer.state === 'Done') return returnTo(session) ?? outcome.answer.redirect_to ?? '/login/select-tenant';
   return loginUrl(session);
 }
 
 /**
  * Where a refused callback goes: the page the flow started from, known from the transaction or,
- * when that is gone (replay, expiry, another browser), from this browser's cookie. A login session
- * that is still this browser's is resumed so the person can pick another way.
+ * when that is gone (replay, expiry, another browser, a store that cannot be read), from this
+ * browser's cookie. A login session that is still this browser's is resumed so the person can
+ * pick another way.
  */
 async function errorLocation(ctx: Context, tx: UpstreamTransaction | null, input: CallbackInput, type: string): Promise<string> {
   const purpose = tx?.purpose ?? input.cookie?.purpose ?? 'login';
   if (purpose === 'link-from-profile') return profileUrl(tx?.from ?? '/profile', type);
   const sessionId = tx?.login_session_id ?? input.cookie?.loginSessionId ?? null;
-  const session = sessionId && sameSessionId(input.loginCookieId, sessionId) ? await loadLoginSession(ctx, sessionId) : null;
-  return loginUrl(session, type);
+  return loginUrl(sessionId && sameSessionId(input.loginCookieId, sessionId) ? await resumable(ctx, sessionId) : null, type);
+}
+
+/** The login session to resume; none while the store cannot be read (already logged): /login starts over. */
+async function resumable(ctx: Context, sessionId: string): Promise<LoginSession | null> {
+  try {
+    return await loadLoginSession(ctx, sessionId);
+  } catch (error) {
+    if (!isUnavailable(error)) throw error;
+    return null;
+  }
 }

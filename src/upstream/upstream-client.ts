@@ -50,6 +50,16 @@ export function mayUsePlainHttp(config: Pick<Config, 'env'>, issuer: string): bo
   return config.env !== 'production' && url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
 
+/**
+ * The provider did not answer: openid-client's timeout (`OAUTH_TIMEOUT`, after
+ * upstreamTimeoutSeconds) or fetch's network failure (refused, reset, DNS), which it passes on as
+ * the TypeError "fetch failed". Any answer, an error one too, means the provider is there.
+ */
+export function isUnreachable(error: unknown): boolean {
+  if ((error as { code?: unknown } | null)?.code === 'OAUTH_TIMEOUT') return true;
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
 /** An error for the log: its name, code and message, never a token or response body. */
 export function describe(error: unknown): { name?: string; code?: string; message?: string; error?: string } {
   if (typeof error !== 'object' || error === null) return { message: String(error) };

@@ -1,6 +1,5 @@
 import * as client from 'openid-client';
 import type { Context } from '../context.ts';
-import { AppError } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { assertState, requireLoginSession, type LoginSession } from '../login/login-session.ts';
 import { assertRecentSignIn } from '../profile/signed-in.ts';
@@ -9,7 +8,7 @@ import { localPath } from './local-path.ts';
 import { upstreamClient } from './upstream-client.ts';
 import { upstreamErrors } from './upstream-errors.ts';
 import { callbackUrl, isUpstreamProviderName, providerSettings, type UpstreamProviderName } from './upstream-providers.ts';
-import { loginUrl, profileUrl } from './upstream-redirects.ts';
+import { loginUrl, profileUrl, refusalType } from './upstream-redirects.ts';
 import { encodeUpstreamCookie, saveTransaction, type UpstreamTransaction } from './upstream-transaction.ts';
 
 /** Where the browser goes next, and the browser-binding cookie when it goes to the provider. */
@@ -29,7 +28,8 @@ export function configuredProvider(ctx: Pick<Context, 'config'>, raw: string): U
  * (link after the email code, from AskedCreateCredential). The login session must be this
  * browser's (cookie) and in the step that offers the button. Any refusal goes back to /login with
  * the error; the session, when there is one, stays where it was. The per-IP budget too
- * (`too_many_requests`): a browser redirect's answer is a page, never JSON shown raw.
+ * (`too_many_requests`), and an outage (`service_unavailable`): a browser redirect's answer is a
+ * page, never JSON shown raw.
  */
 export async function startFromLogin(
   ctx: Context,
@@ -59,8 +59,7 @@ export async function startFromLogin(
       loginHint: session.email,
     });
   } catch (error) {
-    if (error instanceof AppError) return { location: loginUrl(session, error.type) };
-    throw error;
+    return { location: loginUrl(session, refusalType(ctx, error)) };
   }
 }
 
@@ -68,29 +67,29 @@ export async function startFromLogin(
  * /auth/link/oauth/{provider}?from=: link from the profile. Changing how one signs in needs a
  * sign-in within the last minutes (as for second factors): a stolen or forgotten-open session
  * must not be able to add the thief's Google account as a way into this one. `from` is followed
- * only when it is a local path.
+ * only when it is a local path. Refusals, an outage too, go back to `from` with the error.
  */
 export async function startFromProfile(
   ctx: Context,
-  input: { provider: string; from: unknown; portalSession: PortalSessionWithId | null; ip: string },
+  input: { provider: string; from: unknown; loadPortalSession: () => Promise<PortalSessionWithId | null>; ip: string },
 ): Promise<StartRedirect> {
-  const from = localPath(input.from);
-  if (!input.portalSession) return { location: '/login' };
+  const from = localPath(input.from) ?? '/profile';
   try {
+    const portalSession = await input.loadPortalSession();
+    if (!portalSession) return { location: '/login' };
     await rateLimitsFor(ctx).consume('ip', input.ip);
-    assertRecentSignIn(input.portalSession, ctx.now());
+    assertRecentSignIn(portalSession, ctx.now());
     const provider = configuredProvider(ctx, input.provider);
     return await begin(ctx, {
       provider,
       purpose: 'link-from-profile',
       login_session_id: null,
-      account_id: input.portalSession.account_id,
+      account_id: portalSession.account_id,
       from,
-      loginHint: input.portalSession.email,
+      loginHint: portalSession.email,
     });
   } catch (error) {
-    if (error instanceof AppError) return { location: profileUrl(from, error.type) };
-    throw error;
+    return { location: profileUrl(from, refusalType(ctx, error)) };
   }
 }
 

@@ -15,7 +15,8 @@ import { upstreamBindingCookie, upstreamCookie } from './upstream-transaction.ts
 /**
  * Google and Microsoft sign-in: browser redirects to the provider and back. Every answer is a 303
  * (errors too, as `?error=<type>` on /login or /profile, the per-IP budget's `too_many_requests`
- * included), except the providers list.
+ * and an outage's `service_unavailable` included), except the providers list. Hence nothing here
+ * reads the store before the services, which turn its failures into that redirect.
  */
 export function createUpstreamRouter(ctx: Context): Router {
   const router = Router();
@@ -42,8 +43,8 @@ export function createUpstreamRouter(ctx: Context): Router {
   });
 
   router.get('/auth/link/oauth/:provider', async (req, res) => {
-    const portalSession = await getPortalSession(ctx, req);
-    toProvider(res, await startFromProfile(ctx, { provider: String(req.params.provider), from: req.query.from, portalSession, ip: req.ip ?? 'unknown' }));
+    const loadPortalSession = () => getPortalSession(ctx, req);
+    toProvider(res, await startFromProfile(ctx, { provider: String(req.params.provider), from: req.query.from, loadPortalSession, ip: req.ip ?? 'unknown' }));
   });
 
   router.get('/auth/oauth/callback/:provider', async (req, res) => {
@@ -61,7 +62,7 @@ export function createUpstreamRouter(ctx: Context): Router {
       query: new URLSearchParams(rawQuery),
       cookie: upstreamCookie(req, ctx.config),
       loginCookieId: loginCookieId(req, ctx.config),
-      portalSession: await getPortalSession(ctx, req),
+      loadPortalSession: () => getPortalSession(ctx, req),
       info,
     });
     clearAuthCookie(res, ctx.config, upstreamBindingCookie);

@@ -15,9 +15,9 @@ export function errorOf(location: string): string | null {
   return new URL(location, 'http://nyckel.invalid').searchParams.get('error');
 }
 
-/** Starts a login session and lands on the given step; answers its session id. */
-export async function startLogin(browser: Browser, email: string, state = 'CredentialsRequired'): Promise<string> {
-  const res = await browser.post('/auth/login/start').send({ email });
+/** Starts a login session (from a /login page whose query is `query`) and lands on the given step; answers its session id. */
+export async function startLogin(browser: Browser, email: string, state = 'CredentialsRequired', query = ''): Promise<string> {
+  const res = await browser.post(`/auth/login/start${query}`).send({ email });
   expect(res.body.state).toBe(state);
   return res.body.session_id as string;
 }

@@ -125,7 +125,7 @@ describe('linking from the profile', () => {
     expect(locationOf(await t.agent().get(linkFromProfile('google')).redirects(0))).toBe('/login');
   });
 
-  it.each(['//evil.example', 'https://evil.example', '/\\evil', '/\\/evil.example', 'javascript:alert(1)'])(
+  it.each(['//evil.example', 'https://evil.example', '/\\evil', '/\\/evil.example', '/..//evil.example', '/%2e%2e//evil.example', 'javascript:alert(1)'])(
     'returns to /profile, never to from=%s',
     async (from) => {
       const { browser } = await signedIn();

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { doneTarget } from '../../portal/src/login/done-target.ts';
 import { lockedSeconds, recordFailure } from '../../src/login/lockout.ts';
+import { upstreamClient } from '../../src/upstream/upstream-client.ts';
 import { createAccount, uniqueEmail } from '../login/fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { errorType, setCookies, signInWithPassword } from '../login/journey.ts';
+import { errorType, setCookies, signInWithPassword, start } from '../login/journey.ts';
 import { arrive, atProvider, auditActions, errorOf, googleVerified, locationOf, oidcCredentials, roundTrip, startLogin, toProvider } from './journey.ts';
 import { startUpstream, type TestUpstream } from './upstream-provider.ts';
 import { codeAt, createTotpAccount, nextStep, verifyMfa, wrongCode } from '../totp/helpers.ts';
@@ -253,6 +255,71 @@ describe('refused callbacks link nothing', () => {
     const callback = await atProvider(microsoft, authorization, { error: 'temporarily_unavailable' });
     expect(errorOf(locationOf(await arrive(browser, callback)))).toBe('oauth/provider_error');
     expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('the token endpoint does not answer in time: oauth/provider_unavailable, and the login session stays', async () => {
+    const { account, browser, sessionId, authorization, linking } = await pendingCallback();
+    const callback = await atProvider(google, authorization, linking);
+    // One second instead of upstreamTimeoutSeconds, so the test does not wait ten.
+    const configuration = await upstreamClient(t.ctx, 'google');
+    const timeout = configuration.timeout;
+    configuration.timeout = 1;
+    google.breakNextToken({ delayMs: 3_000 });
+    try {
+      const location = locationOf(await arrive(browser, callback));
+      expect(errorOf(location)).toBe('oauth/provider_unavailable');
+      expect(location).toContain(`session_id=${encodeURIComponent(sessionId)}`);
+    } finally {
+      configuration.timeout = timeout;
+    }
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+
+  it('the token endpoint drops the connection: oauth/provider_unavailable', async () => {
+    const { account, browser, authorization, linking } = await pendingCallback();
+    const callback = await atProvider(google, authorization, linking);
+    google.breakNextToken('reset');
+    expect(errorOf(locationOf(await arrive(browser, callback)))).toBe('oauth/provider_unavailable');
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+  });
+});
+
+describe('return_to (the profile’s "sign in again": /login?email=…&return_to=/profile)', () => {
+  const origin = () => t.ctx.config.publicUrl;
+
+  /** Where the portal goes after a password sign-in from a /login page with this query. */
+  async function afterPassword(email: string, query: string): Promise<string> {
+    const browser = t.agent();
+    const started = await start(browser, email, query);
+    const done = await browser.post('/auth/login/verify-password').send({ session_id: started.body.session_id, email, password: 'Correct-Horse-42!' });
+    expect(done.body.state).toBe('Done');
+    return doneTarget(done.body, query, origin());
+  }
+
+  it.each([
+    ['a local path', '?return_to=%2Fprofile', '/profile'],
+    ['another host', '?return_to=%2F%2Fevil.example', '/login/select-tenant'],
+    ['a sign-in for an OAuth request', '?interaction=abc&return_to=%2Fprofile', '/auth/interaction/abc/finish'],
+  ])('is followed at Done after Google as after a password: %s', async (_name, query, expected) => {
+    const account = await createAccount(t.ctx.db, { password: 'Correct-Horse-42!' });
+    const browser = t.agent();
+    const sessionId = await startLogin(browser, account.email, 'CredentialsRequired', query);
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub: newSubject(), ...googleVerified(account.email) } });
+    expect(locationOf(res)).toBe(expected);
+    expect(await afterPassword(account.email, query)).toBe(expected);
+  });
+
+  it('is kept on the way to the authenticator code after Google, and followed at its Done', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const browser = t.agent();
+    const sessionId = await startLogin(browser, account.email, 'CredentialsRequired', '?return_to=%2Fprofile');
+    const res = await roundTrip(browser, google, loginPath('google', sessionId), { account: { sub: newSubject(), ...googleVerified(account.email) } });
+    const location = locationOf(res);
+    expect(location).toBe(`/login?return_to=%2Fprofile&session_id=${encodeURIComponent(sessionId)}`);
+    // The portal shows that page's MFA step and, at Done, goes where the page's query says.
+    const done = await verifyMfa(browser, sessionId, await codeAt(t.ctx, account.secrets[0]!));
+    expect(done.body.state).toBe('Done');
+    expect(doneTarget(done.body, new URL(location, origin()).search, origin())).toBe('/profile');
   });
 });
 

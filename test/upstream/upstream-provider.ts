@@ -10,7 +10,8 @@ import request from 'supertest';
  * issues Google-shaped (issuer at the origin) or Microsoft-shaped (tenant issuer
  * `/{tid}/v2.0`, `tid` claim, no `email_verified` unless told) ID tokens. Its interaction is
  * minimal: the next GET /interaction/:uid signs in the account queued with `next()` (login and a
- * consent Grant at once), or finishes with the queued error (cancel, provider failure).
+ * consent Grant at once), or finishes with the queued error (cancel, provider failure). Its token
+ * endpoint can be made slow or drop the connection for one request (breakNextToken).
  */
 export interface UpstreamAccount {
   sub: string;
@@ -24,6 +25,9 @@ export interface UpstreamAccount {
 
 export type UpstreamBehaviour = { account: UpstreamAccount } | { error: string; description?: string };
 
+/** A token endpoint in trouble: it answers only after `delayMs`, or drops the connection unanswered. */
+export type TokenFault = { delayMs: number } | 'reset';
+
 export interface TestUpstream {
   kind: 'google' | 'microsoft';
   issuer: string;
@@ -35,6 +39,8 @@ export interface TestUpstream {
   env: Record<string, string>;
   /** What the next interaction does. */
   next(behaviour: UpstreamBehaviour): void;
+  /** What the next token request meets. */
+  breakNextToken(fault: TokenFault): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +68,8 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
 
   const accounts = new Map<string, UpstreamAccount>();
   const queue: UpstreamBehaviour[] = [];
+  const tokenFaults: TokenFault[] = [];
+  const delayed = new Set<NodeJS.Timeout>();
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'upstream-1', use: 'sig', alg: 'RS256' };
 
@@ -108,6 +116,20 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
       next(error);
     }
   });
+  app.post(`${mount}/token`, (req, _res, next) => {
+    const fault = tokenFaults.shift();
+    if (!fault) {
+      next();
+    } else if (fault === 'reset') {
+      req.socket.destroy();
+    } else {
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        next();
+      }, fault.delayMs);
+      delayed.add(timer);
+    }
+  });
   app.use(mount || '/', provider.callback());
   server.on('request', app);
 
@@ -125,7 +147,9 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
       [`${prefix}_ISSUER`]: issuer,
     },
     next: (behaviour) => queue.push(behaviour),
+    breakNextToken: (fault) => tokenFaults.push(fault),
     async close() {
+      for (const timer of delayed) clearTimeout(timer);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
