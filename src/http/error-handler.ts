@@ -101,7 +101,7 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /** Which dependency an unavailability came from, by the store's and the mailer's own errors in its cause chain. */
-function dependencyOf(err: unknown): 'store' | 'database' | 'mail' {
+export function dependencyOf(err: unknown): 'store' | 'database' | 'mail' {
   for (let link = err; link && typeof link === 'object'; link = (link as { cause?: unknown }).cause) {
     const name = (link as { name?: unknown }).name;
     if (name === 'StoreUnavailableError') return 'store';

@@ -1,6 +1,7 @@
 import type { Context } from '../context.ts';
 import { AppError } from '../http/app-error.ts';
-import { isUnavailable } from '../http/error-handler.ts';
+import { dependencyOf, isUnavailable } from '../http/error-handler.ts';
+import { countDependencyError } from '../observability/metrics.ts';
 import type { LoginSession } from '../login/login-session.ts';
 import { localPath, withParam } from './local-path.ts';
 import { describe } from './upstream-client.ts';
@@ -54,6 +55,7 @@ export function profileUrl(from: string, error?: string): string {
 export function refusalType(ctx: Pick<Context, 'logger'>, error: unknown): string {
   if (error instanceof AppError) return error.type;
   if (!isUnavailable(error)) throw error;
+  countDependencyError(dependencyOf(error));
   ctx.logger.error({ err: describe(error) }, 'dependency unavailable');
   return 'service_unavailable';
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Response } from 'supertest';
+import { registry } from '../../src/observability/metrics.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount } from '../login/fixtures.ts';
@@ -66,6 +67,12 @@ async function signedIn(): Promise<Browser> {
   return browser;
 }
 
+/** nyckel_dependency_errors_total{dependency="store"}: the metric an operator's alert watches. */
+async function storeErrors(): Promise<number> {
+  const { values } = await registry.getSingleMetric('nyckel_dependency_errors_total')!.get();
+  return values.find((value) => value.labels.dependency === 'store')?.value ?? 0;
+}
+
 const loginPath = (sessionId: string) => `/auth/login/oauth/google?session_id=${encodeURIComponent(sessionId)}`;
 const linkAfterCodePath = (sessionId: string) => `/auth/login/link/oauth/google?session_id=${encodeURIComponent(sessionId)}`;
 const profilePath = '/auth/link/oauth/google?from=%2Fprofile%3Ftab%3Dmethods';
@@ -89,10 +96,12 @@ describe('starting a trip while the store is down', () => {
     expect(unavailableAt(res, '/login').get('session_id')).toBe(sessionId);
   });
 
-  it('from the profile goes back to `from` with service_unavailable', async () => {
+  it('from the profile goes back to `from` with service_unavailable, counted as a store outage', async () => {
     const browser = await signedIn();
+    const before = await storeErrors();
     const res = await withStoreDown(() => browser.get(profilePath).redirects(0));
     expect(unavailableAt(res, '/profile').get('tab')).toBe('methods');
+    expect(await storeErrors()).toBe(before + 1);
   });
 });
 
