@@ -39,9 +39,11 @@ function mac(ctx: KeyContext, email: string, nonce: string): Buffer {
   return createHmac('sha256', derivedKey(ctx.config.encryptionKey, 'nyckel known browser v1')).update(`${normalizeEmail(email)}\n${nonce}`).digest();
 }
 
-/** A new cookie value for a browser that just signed in to the email: `<nonce>.<issued, ms base 36>.<mac>`. */
-export function issueKnownBrowser(ctx: KeyContext & { now(): Date }, email: string): string {
-  const nonce = randomBytes(16).toString('base64url');
+/**
+ * A new cookie value for a browser that just signed in to the email: `<nonce>.<issued, ms base 36>.<mac>`.
+ * `nonce` renews a browser's cookie under the name it had (its failure count and budget go on).
+ */
+export function issueKnownBrowser(ctx: KeyContext & { now(): Date }, email: string, nonce = randomBytes(16).toString('base64url')): string {
   const issued = ctx.now().getTime().toString(36);
   return `${nonce}.${issued}.${mac(ctx, email, `${nonce}.${issued}`).toString('base64url')}`;
 }

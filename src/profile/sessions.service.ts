@@ -5,8 +5,8 @@ import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
 import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
 import { revokeGrant } from '../oidc/grants.ts';
-import { forgetKnownBrowsers } from '../login/lockout.ts';
-import { issueKnownBrowser, knownBrowserFor } from '../login/known-browser.ts';
+import { forgetKnownBrowsers, guesserFor } from '../login/lockout.ts';
+import { issueKnownBrowser } from '../login/known-browser.ts';
 import { publicDeviceId, revokeAllRememberedDevices } from '../login/remembered-device.ts';
 import {
   destroyAccountPortalSessions,
@@ -153,10 +153,6 @@ export async function listSessions(ctx: Context, provider: Provider, request: Se
   return { sessions, applications };
 }
 
-/**
- * Revokes one grant: every code and token issued under it (the adapter's per-grant index) and
- * the grant itself. A refresh token of the grant is refused from then on.
- */
 /** Revokes the grants and ends the OP sessions of this account's index that `ends` picks; returns the number of grants. */
 async function endOidc(
   provider: Provider,
@@ -232,19 +228,21 @@ export async function signOutOtherSessions(ctx: Context, provider: Provider, req
   });
   const keep = request.deviceCookieId === undefined ? undefined : publicDeviceId(request.deviceCookieId);
   await forgetRememberedDevices(ctx, accountId, { reason: 'signed_out_others', actorId: accountId, ...info }, keep);
-  const known = knownBrowserFor(ctx, session.email, request.knownBrowser) !== null;
+  // Only a browser that has its standing now keeps it (not one whose wrong passwords used it up).
+  const standing = (await guesserFor(ctx, session.email, request.knownBrowser)).lane?.kind === 'known_browser';
   await forgetKnownBrowsers(ctx, session.email);
-  return { sessions: others.length, applications, knownBrowser: known ? renewedKnownBrowser(ctx, session.email) : undefined };
+  return { sessions: others.length, applications, knownBrowser: standing ? renewedKnownBrowser(ctx, session.email, request.knownBrowser!) : undefined };
 }
 
 /**
- * A new known-browser cookie for this browser, issued a millisecond after the forgetting just
- * written: a browser counts only with a cookie issued after it (lockout.ts, strictly), and the
- * two may fall in the same millisecond.
+ * This browser's known-browser cookie renewed: the same nonce, so its failure count and budget go
+ * on (a new one would start them afresh, a way around the lockout for whoever holds a session),
+ * issued a millisecond after the forgetting just written: a browser counts only with a cookie
+ * issued after it (lockout.ts, strictly), and the two may fall in the same millisecond.
  */
-function renewedKnownBrowser(ctx: Context, email: string): string {
+function renewedKnownBrowser(ctx: Context, email: string, cookie: string): string {
   const after = new Date(ctx.now().getTime() + 1);
-  return issueKnownBrowser({ config: ctx.config, now: () => after }, email);
+  return issueKnownBrowser({ config: ctx.config, now: () => after }, email, cookie.split('.')[0]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guesserFor } from '../../src/login/lockout.ts';
+import { forgetKnownBrowsers, guesserFor } from '../../src/login/lockout.ts';
 import { listRememberedDevices } from '../../src/login/remembered-device.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -217,6 +217,22 @@ describe('signing out everywhere else', () => {
     const res = await b.post('/api/accounts/sessions/sign-out-others').send({});
     expect(res.body).toEqual({ sessions: 1, applications: 0 });
     const renewed = decodeURIComponent(/^nyckel_known=([^;]+)/.exec(setCookies(res).get('nyckel_known') ?? '')![1]!);
-    expect((await guesserFor(t.ctx, account.email, renewed)).lane?.kind).toBe('known_browser');
+    const lane = (await guesserFor(t.ctx, account.email, renewed)).lane;
+    expect(lane?.kind).toBe('known_browser');
+    // The same lane as before: its failure count and budget go on, a renewal never restarts them.
+    const before = await t.ctx.store.get(`lockout:${lane!.name}:failures`);
+    expect(decodeURIComponent(/^nyckel_known=([^;]+)/.exec(setCookies(await b.post('/api/accounts/sessions/sign-out-others').send({})).get('nyckel_known') ?? '')![1]!).split('.')[0]).toBe(
+      renewed.split('.')[0],
+    );
+    expect(await t.ctx.store.get(`lockout:${lane!.name}:failures`)).toBe(before);
+  });
+
+  it('renews no cookie for a browser without standing: its own cookie forgotten before, it gets none back', async () => {
+    const { account, b } = await rememberedElsewhere();
+    await forgetKnownBrowsers(t.ctx, account.email);
+    nextStep(t.ctx);
+    const res = await b.post('/api/accounts/sessions/sign-out-others').send({});
+    expect(res.status).toBe(200);
+    expect(setCookies(res).has('nyckel_known')).toBe(false);
   });
 });
