@@ -60,8 +60,16 @@ function databaseName(config: Config): string {
   return `the database at DATABASE_URL (${protocol}//${host}${pathname})`;
 }
 
-/** The answer while migrations and seeding run: the port is taken before them, the app comes after. */
-const starting: RequestListener = (_req, res) => {
+/**
+ * The answer while migrations and seeding run: the port is taken before them, the app comes after.
+ * `/healthz` says the process is alive (a liveness probe must not restart it mid-migration);
+ * everything else, `/readyz` included, is 503 until the app is ready.
+ */
+const starting: RequestListener = (req, res) => {
+  if (req.method === 'GET' && req.url === '/healthz') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+    return;
+  }
   res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(errors.unavailable().toBody()));
 };
 

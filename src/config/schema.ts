@@ -100,6 +100,8 @@ export type Env = z.infer<typeof envSchema>;
  * turn into port 0, and which no default replaces).
  */
 export function parseEnv(source: NodeJS.ProcessEnv) {
-  const set = Object.entries(source).filter(([, value]) => value !== undefined && value.trim() !== '');
+  // NODE_ENV excepted: a blank one (`NODE_ENV: ${NODE_ENV}` in a manifest, left unset) would run a
+  // production deployment as development, without production's refusals. It is refused instead.
+  const set = Object.entries(source).filter(([name, value]) => value !== undefined && (name === 'NODE_ENV' || value.trim() !== ''));
   return envSchema.safeParse(Object.fromEntries(set));
 }

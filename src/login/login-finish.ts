@@ -151,7 +151,11 @@ async function finish(
   const overtaken = await provenBeforeCredentialsChanged(ctx, account.id, session).catch((error: unknown) => error);
   if (overtaken !== false) {
     await destroyPortalSession(ctx, portal.id).catch((error: unknown) => ctx.logger.warn({ err: error }, 'overtaken sign-in\'s session not ended'));
-    throw overtaken === true ? loginErrors.sessionMissing() : overtaken;
+    if (overtaken === true) throw loginErrors.sessionMissing();
+    // Not known (the store failed): as for any sign-in that could not be completed, the login
+    // session is put back, so the person's retry of this step succeeds once the store is back.
+    await saveLoginSession(ctx, session).catch(() => undefined);
+    throw overtaken;
   }
 
   const done: LoginSession = { ...session, state: 'Done' };

@@ -8,8 +8,10 @@ import { jwksRefreshSeconds, publishedKeys, type PublicJwk } from './keys.ts';
  * any instance signs with it (keys.ts, keyPublishSeconds). So a relying party verifies a token
  * from a restarted instance whichever instance its JWKS request reaches.
  *
- * When the database cannot be read, the last list read is served; before any was read, the
- * request falls through to oidc-provider's own JWKS (the keys this instance last loaded, key-refresh.ts).
+ * The list is first read as the router is made (start-up, with the database just used); when the
+ * database cannot be read, the last list read is served. Never oidc-provider's own JWKS: it holds
+ * retired keys for as long as they verify id_token_hint (keys.ts retiredKeyHintSeconds), longer
+ * than relying parties may trust them. With no list read at all, 503: relying parties retry.
  */
 export function createJwksRouter(ctx: Pick<Context, 'db' | 'secretBox' | 'now' | 'logger'>): Router {
   const router = Router();
@@ -27,8 +29,9 @@ export function createJwksRouter(ctx: Pick<Context, 'db' | 'secretBox' | 'now' |
       });
     return reading;
   };
+  read().catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not read the signing keys for the JWKS'));
 
-  router.get('/oauth2/jwks', async (_req, res, next) => {
+  router.get('/oauth2/jwks', async (_req, res) => {
     let keys = cached && ctx.now().getTime() - cached.readAt < jwksRefreshSeconds * 1000 ? cached.keys : undefined;
     if (!keys) {
       try {
@@ -38,7 +41,10 @@ export function createJwksRouter(ctx: Pick<Context, 'db' | 'secretBox' | 'now' |
         keys = cached?.keys;
       }
     }
-    if (!keys) return next();
+    if (!keys) {
+      res.set('Retry-After', '5').status(503).json({ error: 'temporarily_unavailable', error_description: 'the signing keys cannot be read, try again later' });
+      return;
+    }
     // As oidc-provider answers it: any origin may read the JWKS.
     res.set('Access-Control-Allow-Origin', '*');
     res.type('application/jwk-set+json; charset=utf-8').send(JSON.stringify({ keys }));

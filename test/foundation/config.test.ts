@@ -166,7 +166,12 @@ describe('loadConfig', () => {
     expect(empty.mailFrom).toBe('Nyckel <no-reply@localhost>');
   });
 
-  it.each(Object.keys(envSchema.shape))('gives an empty %s the value it has when unset', (name) => {
+  it('refuses a blank NODE_ENV rather than take it for development: a production manifest that lost it must not start open', () => {
+    expect(configError({ NODE_ENV: '' }).message).toMatch(/\bNODE_ENV\b/);
+    expect(configError({ NODE_ENV: ' ' }).message).toMatch(/\bNODE_ENV\b/);
+  });
+
+  it.each(Object.keys(envSchema.shape).filter((name) => name !== 'NODE_ENV'))('gives an empty %s the value it has when unset', (name) => {
     // DATA_DIR and NODE_ENV fixed in the base would hide their own defaults: only the others get them.
     const base: Record<string, string> = { DATA_DIR: join(scratch, 'empty'), NODE_ENV: 'test' };
     if (name in base) delete base[name];

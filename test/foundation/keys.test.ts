@@ -1,6 +1,8 @@
+import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { createJwksRouter } from '../../src/oidc/jwks.routes.ts';
 import { jwksRefreshSeconds, keyPublishSeconds, loadSigningKeys, retiredKeyGraceSeconds, rotateSigningKeys } from '../../src/oidc/keys.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 
@@ -77,5 +79,30 @@ describe('signing key rotation', () => {
     ctx.advance((retiredKeyGraceSeconds + 60) * 1000);
     const kids = (await jwks()).map((key) => key.kid);
     expect(kids.sort()).toEqual([...rotated].sort());
+  });
+});
+
+describe('the JWKS with no list read yet', () => {
+  it('answers 503 while the keys cannot be read, never oidc-provider\'s own list; then the keys once they can', async () => {
+    const ctx = await createTestContext();
+    try {
+      await loadSigningKeys(ctx);
+      let down = true;
+      const db = new Proxy(ctx.db, {
+        apply: (target, self, args: unknown[]) => {
+          if (down) throw Object.assign(new Error('connect ECONNREFUSED (test)'), { code: 'ECONNREFUSED' });
+          return Reflect.apply(target, self, args);
+        },
+      });
+      const app = express().use(createJwksRouter({ ...ctx, db }));
+      const refused = await request(app).get('/oauth2/jwks');
+      expect([refused.status, refused.headers['retry-after'], refused.body.error]).toEqual([503, '5', 'temporarily_unavailable']);
+      down = false;
+      const served = await request(app).get('/oauth2/jwks');
+      expect(served.status).toBe(200);
+      expect(served.body.keys.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await ctx.dispose();
+    }
   });
 });

@@ -23,7 +23,7 @@ interface Exit {
  * database is PostgreSQL on a port nothing listens on: no embedded database to start, so each run
  * takes about a second.
  */
-async function runServer(env: Record<string, string>): Promise<Exit> {
+async function runServer(env: Record<string, string>, whileRunning?: () => Promise<void>): Promise<Exit> {
   const closedDatabase = `postgres://nyckel:${password}@127.0.0.1:${await freePort()}/nyckel`;
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: root,
@@ -34,7 +34,7 @@ async function runServer(env: Record<string, string>): Promise<Exit> {
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  const code = await new Promise<number | null>((done, fail) => {
+  const exited = new Promise<number | null>((done, fail) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       fail(new Error(`node src/main.ts did not exit within 20 s: ${stderr}`));
@@ -44,6 +44,8 @@ async function runServer(env: Record<string, string>): Promise<Exit> {
       done(exitCode);
     });
   });
+  if (whileRunning) await whileRunning();
+  const code = await exited;
   return { code, stdout, stderr };
 }
 
@@ -70,5 +72,31 @@ describe('the server failing to start', () => {
     } finally {
       await new Promise((closed) => busy.close(closed));
     }
+  }, 30_000);
+
+  it('while it migrates: /healthz answers 200 (alive), /readyz and the rest 503', async () => {
+    // A database that accepts the connection and never answers: migrations wait for it (5 s).
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+    const port = await freePort();
+    const answers: Record<string, number> = {};
+    try {
+      await runServer({ PORT: String(port), DATABASE_URL: `postgres://nyckel:${password}@127.0.0.1:${(silent.address() as AddressInfo).port}/nyckel` }, async () => {
+        const get = async (path: string) => (await fetch(`http://127.0.0.1:${port}${path}`)).status;
+        for (let tries = 0; tries < 100; tries += 1) {
+          const status = await get('/healthz').catch(() => undefined);
+          if (status !== undefined) {
+            answers['/healthz'] = status;
+            break;
+          }
+          await new Promise((wait) => setTimeout(wait, 50));
+        }
+        answers['/readyz'] = await get('/readyz');
+        answers['/login'] = await get('/login');
+      });
+    } finally {
+      silent.close();
+    }
+    expect(answers).toEqual({ '/healthz': 200, '/readyz': 503, '/login': 503 });
   }, 30_000);
 });

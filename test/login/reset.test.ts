@@ -3,7 +3,8 @@ import { listRememberedDevices, rememberDevice } from '../../src/login/remembere
 import { createResetLink } from '../../src/login/reset.service.ts';
 import { listPortalSessions } from '../../src/session/portal-session.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { codeAt, createTotpAccount, password as totpAccountPassword } from '../totp/helpers.ts';
+import { StoreUnavailableError } from '../../src/store/store.ts';
+import { codeAt, createTotpAccount, nextStep, password as totpAccountPassword } from '../totp/helpers.ts';
 import { createAccount, passwordHashOf, uniqueEmail } from './fixtures.ts';
 import { errorType, setCookies, signInWithPassword, start, startWithCode, tokenFrom } from './journey.ts';
 
@@ -200,6 +201,29 @@ describe('forgot password', () => {
     } finally {
       store.get = get;
     }
+  });
+
+  it('a store failure at the second look answers 503 and keeps the sign-in: the retry finishes it', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const browser = t.agent();
+    const afterPassword = await signInWithPassword(browser, account.email, totpAccountPassword);
+    const store = t.ctx.store;
+    const get = store.get.bind(store);
+    let looks = 0;
+    store.get = async (key: string) => {
+      if (key === `credentials-changed:${account.id}` && ++looks === 2) throw new StoreUnavailableError('store down (test)');
+      return get(key);
+    };
+    try {
+      const failed = await browser.post('/auth/login/verify-mfa').send({ session_id: afterPassword.body.session_id, totp_code: await codeAt(t.ctx, account.secrets[0]!) });
+      expect([failed.status, errorType(failed)]).toEqual([503, 'service_unavailable']);
+    } finally {
+      store.get = get;
+    }
+    expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
+    nextStep(t.ctx);
+    const retried = await browser.post('/auth/login/verify-mfa').send({ session_id: afterPassword.body.session_id, totp_code: await codeAt(t.ctx, account.secrets[0]!) });
+    expect([retried.status, retried.body.state]).toEqual([200, 'Done']);
   });
 
   it('a sign-in overtaken by a reset sets no password on its ask-to-create step: the owner\'s stays', async () => {

@@ -8,5 +8,5 @@ import { sessionExpiredUrl } from './profile-errors.ts';
  */
 export function useSessionExpired(): () => void {
   const [, navigate] = useLocation();
-  return useCallback(() => navigate(sessionExpiredUrl(window.location.pathname), { replace: true }), [navigate]);
+  return useCallback(() => navigate(sessionExpiredUrl(window.location.pathname + window.location.search), { replace: true }), [navigate]);
 }
