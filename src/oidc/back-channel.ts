@@ -70,6 +70,9 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
       if (!target) return refuse(res, { status: 400, body: { error: 'invalid_request', error_description: 'malformed request target' } });
       req.url = target.pathname + target.search;
     }
+    // A fragment is not part of a request target (RFC 9112 3.2), and Express would route
+    // `/oauth2/token#x` to the token endpoint while the budgets below saw another path.
+    if (req.url?.includes('#')) return refuse(res, { status: 400, body: { error: 'invalid_request', error_description: 'malformed request target' } });
     const route = backChannelRoute(req.method, req.url);
     if (route === undefined) return rest(req, res);
     measureRequest('POST', route, res);

@@ -66,14 +66,21 @@ function refusalOf(answers: (LimitAnswer | undefined)[]): Refusal | undefined {
   return { status: 429, retryAfterSeconds: refused.retryAfterSeconds, body: { error: 'slow_down', error_description: 'too many requests, try again later' } };
 }
 
-/** The client_id and secret of an HTTP Basic header (RFC 6749 2.3.1: both form-urlencoded). */
+/**
+ * The client_id and secret of an HTTP Basic header (RFC 6749 2.3.1: both form-urlencoded), read
+ * as oidc-provider reads them (lib/shared/client_auth.js): the scheme in any case, `+` a space,
+ * both decoded. Read any other way, one secret could be sent in several spellings, each spending
+ * a budget of its own.
+ */
 function basicCredentials(header: string | undefined): { clientId: string; secret: string } | undefined {
-  if (!header?.startsWith('Basic ')) return undefined;
-  const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
+  const parts = header?.split(' ');
+  if (parts?.length !== 2 || parts[0]!.toLowerCase() !== 'basic') return undefined;
+  const decoded = Buffer.from(parts[1]!, 'base64').toString('utf8');
   const index = decoded.indexOf(':');
   if (index <= 0) return undefined;
+  const formDecoded = (text: string) => decodeURIComponent(text.replace(/\+/g, '%20'));
   try {
-    return { clientId: decodeURIComponent(decoded.slice(0, index)).slice(0, 128), secret: decoded.slice(index + 1) };
+    return { clientId: formDecoded(decoded.slice(0, index)).slice(0, 128), secret: formDecoded(decoded.slice(index + 1)) };
   } catch {
     return undefined;
   }

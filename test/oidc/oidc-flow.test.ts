@@ -850,6 +850,53 @@ describe('the back-channel endpoints', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
+  /** A raw POST: the request target and the Authorization header exactly as given (fetch would normalise both). */
+  const rawPost = (path: string, authorization: string, address: string) =>
+    new Promise<number>((resolve, reject) => {
+      const target = new URL(limited.issuer);
+      const body = 'token=not-a-token';
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: 'POST',
+          path,
+          headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), 'x-forwarded-for': address },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  it('hold a request target with a fragment or a percent-encoded path to the same budget (Express would route them)', async () => {
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited-targets', redirect_uris: [redirectUri], client_secret: 'rp-limited-targets-secret-01' });
+    const basic = `Basic ${Buffer.from('rp-limited-targets:rp-limited-targets-secret-01').toString('base64')}`;
+    const statuses: number[] = [];
+    for (const path of ['/oauth2/introspect#x', '/oauth2/introspect?#', '/oauth2/%69ntrospect', '/oauth2/introspect#y']) statuses.push(await rawPost(path, basic, '203.0.113.50'));
+    // A fragment is refused outright (it is no part of a request target); a percent-encoded path
+    // reaches no endpoint of oidc-provider's (404).
+    expect(statuses).toEqual([400, 400, 404, 400]);
+  });
+
+  it("hold a client's budget however its Basic header is written (scheme case, percent-encoded secret)", async () => {
+    await upsertClient(limited.ctx.db, { client_id: 'rp-limited-basic', redirect_uris: [redirectUri], client_secret: 'rp-limited-basic-secret-0123' });
+    const encode = (id: string, secret: string) => Buffer.from(`${id}:${secret}`).toString('base64');
+    const headers = [
+      `Basic ${encode('rp-limited-basic', 'rp-limited-basic-secret-0123')}`,
+      `basic ${encode('rp-limited-basic', 'rp-limited-basic-secret-0123')}`,
+      `BASIC ${encode('rp-limited-basic', '%72p-limited-basic-secret-0123')}`,
+      `Basic ${encode('rp-limited-basic', 'rp-limited-basic-secret-%30123')}`,
+    ];
+    // Each from its own address: only the client's budget (3) is shared.
+    const statuses: number[] = [];
+    for (const [i, header] of headers.entries()) statuses.push(await rawPost('/oauth2/introspect', header, `203.0.113.${60 + i}`));
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
   it('hold clients without Basic credentials to the budget of their address, as the proxy names it', async () => {
     const revoke = async (address: string) => {
       const res = await fetch(`${limited.issuer}/revoke`, {
