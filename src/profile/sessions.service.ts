@@ -3,7 +3,7 @@ import { findAccountById } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
-import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
+import { listAccountKeys, oidcKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
 import { revokeGrant } from '../oidc/grants.ts';
 import { forgetKnownBrowsers, guesserFor } from '../login/lockout.ts';
 import { issueKnownBrowser } from '../login/known-browser.ts';
@@ -69,6 +69,8 @@ export interface OthersSignedOut {
 }
 
 const tokenModels = new Set(['AccessToken', 'RefreshToken']);
+/** What a grant issues in a browser session: its codes and tokens (sessionUid). */
+const grantedModels = new Set(['AuthorizationCode', 'AccessToken', 'RefreshToken']);
 const grantIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 const publicIdPattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -153,13 +155,32 @@ export async function listSessions(ctx: Context, provider: Provider, request: Se
   return { sessions, applications };
 }
 
+/**
+ * Every grant of the account, with the OP sessions its codes and tokens were issued in (used ones
+ * included: listAccountKeys with `used`). A grant whose code is not exchanged yet, or whose only
+ * refresh token was rotated a moment ago, is one all the same: missed, it would outlive a sign-out
+ * (the code exchanged afterwards, a 14-day refresh token with it).
+ */
+function grantsToEnd(entries: readonly AccountOidcEntry[]): Map<string, Set<string>> {
+  const grants = new Map<string, Set<string>>();
+  const of = (grantId: string) => grants.get(grantId) ?? grants.set(grantId, new Set()).get(grantId)!;
+  for (const entry of entries) {
+    if (entry.model === 'Grant') of(entry.key.slice(oidcKeys.model('Grant', '').length));
+    else if (grantedModels.has(entry.model) && entry.grantId) {
+      const uids = of(entry.grantId);
+      if (entry.sessionUid) uids.add(entry.sessionUid);
+    }
+  }
+  return grants;
+}
+
 /** Revokes the grants and ends the OP sessions of this account's index that `ends` picks; returns the number of grants. */
 async function endOidc(
   provider: Provider,
   entries: readonly AccountOidcEntry[],
   ends: { grant: (sessionUids: ReadonlySet<string>) => boolean; session: (uid: string) => boolean },
 ): Promise<number> {
-  const grants = [...grantsOf(entries)].filter(([, grant]) => ends.grant(grant.sessionUids));
+  const grants = [...grantsToEnd(entries)].filter(([, sessionUids]) => ends.grant(sessionUids));
   for (const [grantId] of grants) await revokeGrant(provider, grantId);
   for (const entry of entries) {
     if (entry.model !== 'Session' || !entry.sessionUid || !ends.session(entry.sessionUid)) continue;
@@ -182,7 +203,7 @@ export async function signOutSession(ctx: Context, provider: Provider, request: 
   const uids = new Set(target.id === request.session.id ? await ownOidcSessions(ctx, provider, request) : await linkedOidcSessions(ctx, target.id));
   // The session goes first: from here on its cookie opens nothing, whatever happens next.
   await destroyPortalSession(ctx, target.id);
-  const grants = await endOidc(provider, await listAccountKeys(ctx.store, accountId), {
+  const grants = await endOidc(provider, await listAccountKeys(ctx.store, accountId, { used: true }), {
     grant: (sessionUids) => [...sessionUids].some((uid) => uids.has(uid)),
     session: (uid) => uids.has(uid),
   });
@@ -222,7 +243,7 @@ export async function signOutOtherSessions(ctx: Context, provider: Provider, req
   const own = await ownOidcSessions(ctx, provider, request);
   const others = (await listPortalSessions(ctx, accountId)).filter((portal) => portal.id !== session.id);
   for (const portal of others) await destroyPortalSession(ctx, portal.id);
-  const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId), {
+  const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId, { used: true }), {
     grant: (sessionUids) => ![...sessionUids].some((uid) => own.has(uid)),
     session: (uid) => !own.has(uid),
   });
@@ -255,7 +276,7 @@ export async function signOutEverywhere(ctx: Context, provider: Provider, accoun
   const account = await findAccountById(ctx.db, accountId);
   if (account) await forgetKnownBrowsers(ctx, account.email);
   await destroyAccountPortalSessions(ctx, accountId);
-  const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId), { grant: () => true, session: () => true });
+  const applications = await endOidc(provider, await listAccountKeys(ctx.store, accountId, { used: true }), { grant: () => true, session: () => true });
   await revokeAllRememberedDevices(ctx, accountId);
   return { applications };
 }

@@ -557,6 +557,21 @@ describe('a relying party signs a person in with openid-client', () => {
     expect((await browser.follow(next.url.toString())).url.searchParams.get('error')).toBe('login_required');
   });
 
+  it('ends a code not yet exchanged when the password is reset: the exchange after it is refused', async () => {
+    const config = await discover('rp-one');
+    const authorization = await authorizationRequest(config);
+    const browser = new BrowserLike(server.base);
+    const landing = (await browser.follow(authorization.url.toString())).url;
+    const accountId = await createAccount(server.ctx.db, { email: 'rp-pending-code@example.com', password, name: 'Petra Pending' });
+    const callback = (await browser.follow(await signInThroughPortal(browser, landing, { email: 'rp-pending-code@example.com' }))).url;
+    expect(callback.searchParams.get('code')).toBeTruthy();
+
+    const { link } = await createResetLink(server.ctx, accountId);
+    const reset = await new BrowserLike(server.base).json('/auth/reset/confirm', { token: link.split('/').pop(), password: 'Another-horse8!' });
+    expect(reset.status).toBe(200);
+    await expect(exchange(config, callback, authorization)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
   it('refuses unregistered and subtly altered redirect URIs without redirecting', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
