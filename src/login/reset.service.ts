@@ -13,6 +13,7 @@ import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { setPasswordHash } from '../credentials/credentials.repository.ts';
 import { hashPassword } from '../credentials/password/hashing.ts';
+import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { assertPasswordPolicy } from '../credentials/password/policy.ts';
 import { AppError } from '../http/app-error.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
@@ -54,22 +55,20 @@ export interface ResetLink {
   expiresAt: Date;
 }
 
-/** Arbitrary constant naming the per-account advisory locks of createResetLink (the account's hash is the other half). */
-const resetLinkLock = 4_817_113;
-
 /**
  * Creates a single-use reset link valid one hour and revokes older ones. The link is built from
  * PUBLIC URL config, never from the request's Host header (a forged Host would otherwise mail
  * victims a link to an attacker's site). Used by the reset request, the PasswordResetRequired
  * step and the operator console.
  *
- * Two links made at once (an operator's reset mail and the person's own "forgot password") take
- * turns: under READ COMMITTED neither would otherwise see the other's link to revoke it, and both
- * would stay open (migration 008's unique index would refuse the second with a 500). The second
- * waits, then revokes the first. The turn is an advisory lock, not the account's row: a reset
- * being confirmed holds its link's row and then locks the account's (setPasswordHash), so waiting
- * for that link while holding the account's row would deadlock. Inside the caller's transaction
- * when given one (as a savepoint), so the lock lasts until that commits.
+ * The account's row is locked first, as every writer of its password and links does (account,
+ * then credentials, then links): the new link's foreign key check would otherwise wait for a
+ * password change holding the account while the change waits for the old link this deleted, a
+ * deadlock. The lock also makes two links made at once (an operator's reset mail and the person's
+ * own "forgot password") take turns: under READ COMMITTED neither would otherwise see the other's
+ * link to revoke it, and both would stay open (migration 008's unique index would refuse the
+ * second with a 500). Inside the caller's transaction when given one (as a savepoint), so the lock
+ * lasts until that commits.
  */
 export async function createResetLink(
   ctx: Pick<Context, 'db' | 'config' | 'now' | 'secretBox'>,
@@ -80,7 +79,7 @@ export async function createResetLink(
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + resetTokenTtlSeconds * 1000);
   await (options.trx ?? ctx.db).transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [resetLinkLock, accountId]);
+    await lockAccountRow(trx, accountId);
     await revokeResetTokens(trx, accountId);
     await trx('password_reset_tokens').insert({
       account_id: accountId,
@@ -142,6 +141,21 @@ async function findLiveToken(db: Queryable, token: string, now: Date) {
   return (row as { id: string; account_id: string; type: string | null } | undefined) ?? null;
 }
 
+/**
+ * Marks the link used, only while it still is unused and unexpired: false when another
+ * confirmation spent it or a new link or password change revoked it first. Call it holding the
+ * account's row, so whichever of two confirmations locks the account first is the one that wins.
+ */
+async function spendToken(trx: Queryable, id: string, now: Date): Promise<boolean> {
+  const spent = await trx('password_reset_tokens')
+    .where({ id })
+    .whereNull('used_at')
+    .where('expires_at', '>', now)
+    // A spent link is no longer shown to operators.
+    .update({ used_at: now, token_sealed: null });
+  return spent === 1;
+}
+
 /** For the set-password page: 406 `invalid_token` unless the token is live. */
 export async function checkResetToken(ctx: Context, token: string): Promise<{ email_hint: string }> {
   const row = await findLiveToken(ctx.db, token, ctx.now());
@@ -172,8 +186,10 @@ export async function confirmPasswordReset(
   const row = await ctx.db.transaction(async (trx) => {
     const live = await findLiveToken(trx, input.token, now);
     if (!live) return null;
-    const spent = await trx('password_reset_tokens').where({ id: live.id }).whereNull('used_at').update({ used_at: now, token_sealed: null });  // a spent link is no longer shown to operators
-    if (spent !== 1) return null;
+    // The account before its link, as a password change or a new link locks them: the other order
+    // deadlocks with those (40P01).
+    await lockAccountRow(trx, live.account_id);
+    if (!(await spendToken(trx, live.id, now))) return null;
     // A set-password link (a Stakeholder turning passwords on) creates the account's first one.
     const { created } = await setPasswordHash(trx, live.account_id, hash, now);
     await clearPasswordResetRequired(trx, live.account_id, now);

@@ -40,18 +40,18 @@ describe('reset links made at once', () => {
   it('while a reset is being confirmed: neither waits for the other forever', async () => {
     const account = await createAccount(ctx.db);
     const { link } = await createResetLink(ctx, account.id);
-    // confirmPasswordReset's order of locks: its link's row (spending it), then the account's
-    // (setPasswordHash), then the account's other open links (revokeResetTokens).
-    let spent!: () => void;
-    const linkSpent = new Promise<void>((resolve) => (spent = resolve));
+    // confirmPasswordReset's order of locks: the account's row, then its link's (spending it),
+    // then the account's other open links (revokeResetTokens).
+    let locked!: () => void;
+    const accountLocked = new Promise<void>((resolve) => (locked = resolve));
     const confirming = ctx.db.transaction(async (trx) => {
-      await trx('password_reset_tokens').where({ token_hash: tokenHash(link) }).update({ used_at: new Date() });
-      spent();
-      await sleep(200);
       await trx('accounts').where({ id: account.id }).forUpdate().first('id');
+      locked();
+      await sleep(200);
+      await trx('password_reset_tokens').where({ token_hash: tokenHash(link) }).update({ used_at: new Date() });
       await trx('password_reset_tokens').where({ account_id: account.id }).whereNull('used_at').delete();
     });
-    await linkSpent;
+    await accountLocked;
     const [, made] = await Promise.all([confirming, createResetLink(ctx, account.id)]);
     expect(await openLinks(account.id)).toEqual([{ token_hash: tokenHash(made.link) }]);
   });

@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider';
 import { clearLockedUntil, findAccountById, lockInForce } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
+import { lockAccountRow } from '../../credentials/totp/totp.repository.ts';
 import { AppError, errors } from '../../http/app-error.ts';
 import { endLock } from '../../login/lockout.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
@@ -158,8 +159,11 @@ export async function signAccountOutEverywhere(
  * only opens to a second factor, and an operator without one would be one phished password and
  * one enrolment away from it. To replace a lost authenticator, revoke the role first.
  *
- * The account row is locked with the credential (FOR UPDATE covers both tables of the join), as
- * every credential removal and role grant does, so two removals cannot each leave the other last.
+ * The account row is locked before the credential is read, as every credential removal and role
+ * grant does, so two removals cannot each leave the other last. First, not with the credential
+ * (FOR UPDATE on the join locked the credential's row before the account's): every other writer
+ * (a reset, a password change, the person's own removal) locks the account and then its
+ * credentials, and the opposite order deadlocks with them.
  *
  * When the account's last TOTP goes, its remembered devices go too, after the commit, as when the
  * person removes it themselves (credential-removal.ts): they were remembered on the strength of
@@ -168,10 +172,10 @@ export async function signAccountOutEverywhere(
  */
 export async function deleteAccountCredential(ctx: Context, operator: Operator, accountId: string, credentialId: string): Promise<void> {
   const { type, lastTotpRemoved } = await ctx.db.transaction(async (trx) => {
+    if (!(await lockAccountRow(trx, accountId))) throw errors.notFound();
     const row = (await trx('credentials as c')
       .join('accounts as a', 'a.id', 'c.account_id')
       .where({ 'c.id': credentialId, 'c.account_id': accountId })
-      .forUpdate()
       .first('c.id', 'c.type', 'c.provider', 'a.is_user')) as { id: string; type: string; provider: string | null; is_user: boolean } | undefined;
     if (!row) throw errors.notFound();
     if (row.type === 'password' && row.is_user) throw accountActionErrors.passwordRequired();
