@@ -7,6 +7,7 @@ import * as securityNoticeRetries from './006_security_notice_retries.ts';
 import * as hashedClientSecrets from './007_hashed_client_secrets.ts';
 import * as oneOpenResetLink from './008_one_open_reset_link.ts';
 import * as unchosenLocale from './009_unchosen_locale.ts';
+import * as queryIndexes from './010_query_indexes.ts';
 
 /** Every migration, in order. A static list: no file-system discovery, so PGlite and bundling work alike. */
 export const migrations: Record<string, Knex.Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '007_hashed_client_secrets': hashedClientSecrets,
   '008_one_open_reset_link': oneOpenResetLink,
   '009_unchosen_locale': unchosenLocale,
+  '010_query_indexes': queryIndexes,
 };

@@ -3,6 +3,7 @@ import type { Db } from '../../src/db/knex.ts';
 import { migrateLatest, migrateRollbackAll } from '../../src/db/migrate.ts';
 import { createTestDb } from '../helpers/context.ts';
 import * as unchosenLocale from '../../migrations/009_unchosen_locale.ts';
+import * as queryIndexes from '../../migrations/010_query_indexes.ts';
 
 /** The data model of DESIGN.md ("operators/roles" is operator_roles); signing_keys holds the OIDC keys. */
 const designTables = [
@@ -18,6 +19,8 @@ const designTables = [
   'operator_roles',
   'signing_keys',
 ];
+
+const queryIndexNames = ['audit_events_at_id', 'notifications_created_at_id', 'password_reset_tokens_open_expiry'];
 
 /** knex's own bookkeeping survives a rollback; everything else is the application's. */
 const knexTables = ['knex_migrations', 'knex_migrations_lock'];
@@ -94,5 +97,22 @@ describe('migrations on the test database', () => {
     });
     const fresh = await db('accounts').insert({ email: 'fresh@x.se' }).returning('locale');
     expect(fresh).toEqual([{ locale: null }]);
+  });
+
+  it('indexes the newest-first listings and the open reset links, and down drops them', async () => {
+    const indexes = async () =>
+      ((await db('pg_indexes').where({ schemaname: 'public' }).whereIn('indexname', queryIndexNames).orderBy('indexname').select('indexname', 'indexdef')) as {
+        indexname: string;
+        indexdef: string;
+      }[]).map((row) => `${row.indexname}: ${row.indexdef.replace(/^.* USING btree /, '')}`);
+    expect(await indexes()).toEqual([
+      'audit_events_at_id: (at, id)',
+      'notifications_created_at_id: (created_at DESC, id)',
+      'password_reset_tokens_open_expiry: (expires_at) WHERE (used_at IS NULL)',
+    ]);
+    await queryIndexes.down(db);
+    expect(await indexes()).toEqual([]);
+    await queryIndexes.up(db);
+    expect(await indexes()).toHaveLength(3);
   });
 });

@@ -3,6 +3,7 @@ import en from '../../portal/src/i18n/en.json' with { type: 'json' };
 import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import { activityText } from '../../portal/src/profile/activity-text.ts';
 import type { ActivityEntry } from '../../src/profile/activity-summary.ts';
+import { activityLimit } from '../../src/profile/activity.service.ts';
 import { linkIdentity } from '../../src/upstream/upstream-linking.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { authenticatorFor, registerPasskey } from '../passkeys/helpers.ts';
@@ -59,5 +60,45 @@ describe('GET /api/accounts/activity: sign-in method changes', () => {
       ['Passkey added', 'Inloggningsnyckel (passkey) tillagd'],
     ]);
     for (const secret of ['google-subject-4711', '203.0.113.9', account.email]) expect(JSON.stringify(res.body)).not.toContain(secret);
+  });
+});
+
+describe('GET /api/accounts/activity: the newest events', () => {
+  it('answers the newest 20 of what happened to the account and what the person did alone, whichever kind is more numerous', async () => {
+    const account = await createTotpAccount(t.ctx);
+    const browser = t.agent();
+    await signIn(t.ctx, browser, account);
+    const [other] = (await t.ctx.db('accounts').insert({ email: `other-${account.id}@example.com` }).returning('id')) as { id: string }[];
+
+    // 90 events after the sign-in, one a second, newest first: every third one the person's own
+    // (naming no account), the others about the account (failed sign-ins by nobody, an operator's
+    // action). The two newest share a second; the later row comes first. Inserted oldest first.
+    const base = Date.now() + 3_600_000;
+    const planned = Array.from({ length: 90 }, (_, i) => ({
+      i,
+      at: new Date(base - Math.max(i, 1) * 1000),
+      row:
+        i % 3 === 0
+          ? { action: 'account.setting.changed', actor_id: account.id, target_account_id: null, details: { key: 'name' } }
+          : i % 3 === 1
+            ? { action: 'login.failed', actor_id: null, target_account_id: account.id, details: { method: 'password' } }
+            : { action: 'operator.account.locked', actor_id: other!.id, target_account_id: account.id, details: {} },
+    }));
+    const ids = new Map<number, string>();
+    for (const { i, at, row } of [...planned].reverse()) {
+      const [inserted] = (await t.ctx.db('audit_events').insert({ ...row, at }).returning('id')) as { id: string | number }[];
+      ids.set(i, String(inserted!.id));
+    }
+    // Newer still, and not the person's activity: what they did to another account, what another did to another.
+    await t.ctx.db('audit_events').insert([
+      { action: 'operator.account.locked', actor_id: account.id, target_account_id: other!.id, at: new Date(base) },
+      { action: 'account.setting.changed', actor_id: other!.id, target_account_id: null, at: new Date(base) },
+    ]);
+
+    const res = await browser.get('/api/accounts/activity');
+    expect(res.status).toBe(200);
+    const events = (res.body as { events: ActivityEntry[] }).events;
+    expect(events.map((e) => e.id)).toEqual(Array.from({ length: activityLimit }, (_, i) => ids.get(i)));
+    expect(events.filter((e) => e.by === 'you')).toHaveLength(7);
   });
 });
