@@ -91,6 +91,24 @@ describe('account search and list', () => {
     expect((await support.get('/api/accounts/search/under_')).body).toHaveLength(1);
   });
 
+  it('answers an empty list, without asking the database, for a term with no letter or digit', async () => {
+    const queries: string[] = [];
+    const listener = (q: { sql: string }) => queries.push(q.sql);
+    t.ctx.db.on('query', listener);
+    try {
+      // "@" and "." alone are in every email: a search for one would page through everyone.
+      for (const term of ['@@@', '...', '%%%', '@', '.', '_-_', '  @  ']) {
+        const res = await support.get(`/api/accounts/search/${encodeURIComponent(term)}`);
+        expect([term, res.status, res.body]).toEqual([term, 200, []]);
+      }
+    } finally {
+      t.ctx.db.removeListener('query', listener);
+    }
+    expect(queries.filter((sql) => /from "accounts"|from "credentials"|from "tenant_access"/.test(sql))).toEqual([]);
+    // One letter or digit among them is a search again.
+    expect((await support.get(`/api/accounts/search/${encodeURIComponent('@nordic.')}`)).body.map((a: { name: string }) => a.name)).toEqual(['Bertil Berg']);
+  });
+
   it('needs a non-empty term', async () => {
     const blank = await support.get('/api/accounts/search/%20%20');
     expect([blank.status, errorType(blank)]).toEqual([422, 'validation_error']);
