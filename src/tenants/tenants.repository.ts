@@ -70,13 +70,23 @@ export async function tenantExists(db: Queryable, id: string): Promise<boolean> 
   return (await db('tenants').where({ id }).first('id')) !== undefined;
 }
 
-/** Every person with access to the tenant, active or not, by name. */
-export async function listTenantUsers(db: Queryable, tenantId: string): Promise<TenantUser[]> {
-  return (await db('tenant_access as a')
+/**
+ * People with access to the tenant, active or not: active access first, then by name, the first
+ * `limit`. With `term`, only those whose name or email contains it (case-insensitively; `%` and
+ * `_` are characters). Active first so a capped answer keeps the people the console shows first.
+ */
+export async function listTenantUsers(db: Queryable, tenantId: string, options: { term?: string; limit: number }): Promise<TenantUser[]> {
+  const query = db('tenant_access as a')
     .join('accounts as ac', 'ac.id', 'a.account_id')
     .where('a.tenant_id', tenantId)
-    .orderByRaw('lower(ac.name), ac.name, ac.email')
-    .select('ac.id', 'ac.name', 'ac.email', 'a.active', 'a.role')) as TenantUser[];
+    .orderByRaw('a.active desc, lower(ac.name), ac.name, ac.email')
+    .limit(options.limit)
+    .select('ac.id', 'ac.name', 'ac.email', 'a.active', 'a.role');
+  if (options.term !== undefined) {
+    const pattern = likeContains(options.term);
+    query.where((q) => q.whereRaw('ac.name ilike ?', [pattern]).orWhereRaw('ac.email::text ilike ?', [pattern]));
+  }
+  return (await query) as TenantUser[];
 }
 
 export class SlugTakenError extends Error {

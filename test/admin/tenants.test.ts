@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type request from 'supertest';
+import { TENANT_USERS_LIMIT } from '../../portal/src/admin/tenants/user-search.ts';
+import { tenantUsersLimit } from '../../src/admin/tenants/tenants-admin.service.ts';
 import { createPersona, errorType, signIn, startAdminApp, type AdminTestApp } from './harness.ts';
 
 /** Names sort case-insensitively, as people read them, whatever the database collation. */
@@ -110,6 +112,42 @@ describe('listing, searching and reading tenants', () => {
     expect(res.body).toHaveLength(5);
     expect(res.body[0]).toEqual({ id: expect.any(String), name: expect.any(String), email: expect.any(String), active: expect.any(Boolean), role: expect.any(String) });
     expect(res.body.filter((u: { active: boolean }) => !u.active)).toHaveLength(1);
+  });
+
+  it('answers at most 200 users, active first, and finds the others by name or email with q', async () => {
+    const big = await createTenant('Big Corp', 'bigcorp');
+    const accounts = Array.from({ length: 260 }, (_, i) => ({
+      email: `member${String(i).padStart(3, '0')}@big.test`,
+      name: i === 259 ? 'Zelda 100% Zorn' : `Member ${String(i).padStart(3, '0')}`,
+      is_user: true,
+    }));
+    const ids = (await t.ctx.db('accounts').insert(accounts).returning('id')) as { id: string }[];
+    // The first five by name have their access switched off: they come after every active one.
+    await t.ctx.db('tenant_access').insert(ids.map(({ id }, i) => ({ account_id: id, tenant_id: big, active: i >= 5, role: 'user' })));
+
+    const first = await support.get(`/api/tenants/${big}/users`);
+    expect(first.status).toBe(200);
+    expect(first.body).toHaveLength(tenantUsersLimit);
+    expect(first.body.every((u: { active: boolean }) => u.active)).toBe(true);
+    expect(first.body.map((u: { name: string }) => u.name).slice(0, 2)).toEqual(['Member 005', 'Member 006']);
+    expect(TENANT_USERS_LIMIT).toBe(tenantUsersLimit);
+
+    // Beyond the first 200: by part of the name, of the email, any case; % is a character.
+    const named = async (q: string) => (await support.get(`/api/tenants/${big}/users`).query({ q })).body.map((u: { name: string }) => u.name);
+    expect(await named('zelda')).toEqual(['Zelda 100% Zorn']);
+    expect(await named('MEMBER25')).toEqual(['Member 250', 'Member 251', 'Member 252', 'Member 253', 'Member 254', 'Member 255', 'Member 256', 'Member 257', 'Member 258', 'Zelda 100% Zorn']);
+    expect(await named('00%')).toEqual(['Zelda 100% Zorn']);
+    expect(await named('  member003@  ')).toEqual(['Member 003']);
+    expect(await named('ember 00')).toEqual(['Member 005', 'Member 006', 'Member 007', 'Member 008', 'Member 009', 'Member 000', 'Member 001', 'Member 002', 'Member 003', 'Member 004']);
+    expect((await support.get(`/api/tenants/${big}/users`).query({ q: 'member' })).body).toHaveLength(tenantUsersLimit);
+    // Another tenant's members are not found.
+    expect(await named('Person')).toEqual([]);
+    expect((await support.get(`/api/tenants/${beta}/users`).query({ q: 'member' })).body).toEqual([]);
+
+    for (const q of ['ab', '  ab  ', 'x'.repeat(101)]) {
+      const res = await support.get(`/api/tenants/${big}/users`).query({ q });
+      expect([res.status, errorType(res)], q).toEqual([422, 'validation_error']);
+    }
   });
 
   it('404 for an unknown tenant everywhere', async () => {

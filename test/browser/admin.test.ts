@@ -792,3 +792,32 @@ describe('on a 375 px phone', () => {
     await h.shot('admin-375-tenant-details');
   });
 });
+
+describe('tenant users beyond the first 200', () => {
+  it('says the list is cut short, and the user search finds members past it on the server', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const slug = unique('crowd');
+    const tenantId = await createTenant(h.server.ctx.db, slug, { name: `Crowd ${slug}` });
+    const members = [...Array.from({ length: 205 }, (_, i) => ({ email: `${slug}-${i}@example.test`, name: `Crowd ${String(i).padStart(3, '0')}` })), { email: `${slug}-zoe@example.test`, name: 'Zoe Hidden' }];
+    const ids = (await h.server.ctx.db('accounts').insert(members).returning('id')) as { id: string }[];
+    await h.server.ctx.db('tenant_access').insert(ids.map(({ id }) => ({ account_id: id, tenant_id: tenantId, active: true, role: 'user' })));
+
+    await page.goto('/admin/tenants');
+    await heading(page, 'admin.tenants').waitFor();
+    await page.getByLabel(t.en('admin.tenant.search_label'), { exact: true }).fill(slug);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.admin-rows > li', { has: page.getByRole('button', { name: `Crowd ${slug}`, exact: true }) });
+    await row.getByRole('button', { name: `Crowd ${slug}`, exact: true }).click();
+
+    await row.getByRole('cell', { name: 'Crowd 000', exact: true }).waitFor();
+    await row.getByText(t.en('admin.tenant.users_capped', { count: 200 }), { exact: false }).waitFor();
+    expect(await row.locator('tbody tr').count()).toBe(200);
+    expect(await row.getByRole('cell', { name: 'Zoe Hidden', exact: true }).count()).toBe(0);
+
+    await row.locator('.user-search input').fill('hidden');
+    await row.getByRole('cell', { name: 'Zoe Hidden', exact: true }).waitFor();
+    expect(await row.locator('tbody tr').count()).toBe(1);
+    await row.getByText(t.en('admin.tenant.users_matching_one', { count: 1 }), { exact: true }).waitFor();
+  });
+});

@@ -166,8 +166,9 @@ export function getTenant(tenantId: string): Promise<TenantDetail> {
   return request('GET', `/api/tenants/${segment(tenantId)}`);
 }
 
-export function listTenantUsers(tenantId: string): Promise<TenantUser[]> {
-  return request('GET', `/api/tenants/${segment(tenantId)}/users`);
+/** The first TENANT_USERS_LIMIT users; with `q` (3 characters or more), those whose name or email contains it. */
+export function listTenantUsers(tenantId: string, q?: string): Promise<TenantUser[]> {
+  return request('GET', `/api/tenants/${segment(tenantId)}/users${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`);
 }
 
 /** 409 `tenant/slug-taken` when the slug exists. */

@@ -53,9 +53,15 @@ export async function findTenants(ctx: TenantContext, term: string): Promise<Ten
   return searchTenants(ctx.db, term, tenantSearchLimit);
 }
 
-export async function tenantUsers(ctx: TenantContext, tenantId: string): Promise<TenantUser[]> {
+/**
+ * Most users GET /api/tenants/:id/users answers: a tenant can have tens of thousands, and the
+ * console finds the others by searching (`q`). The portal's TENANT_USERS_LIMIT is this number.
+ */
+export const tenantUsersLimit = 200;
+
+export async function tenantUsers(ctx: TenantContext, tenantId: string, term?: string): Promise<TenantUser[]> {
   await assertTenant(ctx, tenantId);
-  return listTenantUsers(ctx.db, tenantId);
+  return listTenantUsers(ctx.db, tenantId, { term, limit: tenantUsersLimit });
 }
 
 export async function tenantDetail(ctx: TenantContext, tenantId: string): Promise<TenantDetail> {

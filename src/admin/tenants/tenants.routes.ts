@@ -24,6 +24,11 @@ const createTenantBody = z.strictObject({
   url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
 });
 
+/** Spec section 5: "Tenant user search needs more than 2 characters"; without `q`, the first users. */
+const tenantUsersQuery = z.object({
+  q: z.string().trim().min(3, 'User search needs at least 3 characters').max(100).optional(),
+});
+
 /** The console's Tenants pages: list, search, detail, users, settings, SMS settings and credits, creation. */
 export function createAdminTenantsRouter(ctx: Context): Router {
   const router = Router();
@@ -47,8 +52,8 @@ export function createAdminTenantsRouter(ctx: Context): Router {
     res.json(await tenantDetail(ctx, res.locals.params.tenantId));
   });
 
-  router.get('/api/tenants/:tenantId/users', support, tenant, async (_req, res) => {
-    res.json(await tenantUsers(ctx, res.locals.params.tenantId));
+  router.get('/api/tenants/:tenantId/users', support, tenant, validate({ query: tenantUsersQuery }), async (_req, res) => {
+    res.json(await tenantUsers(ctx, res.locals.params.tenantId, res.locals.query.q));
   });
 
   router.get('/api/tenants/:tenantId/settings', support, tenant, async (_req, res) => {

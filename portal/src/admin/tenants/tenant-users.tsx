@@ -1,14 +1,19 @@
-import { useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import type { AdminTenant, TenantUser } from '../../api/admin.ts';
+import { listTenantUsers, type AdminTenant, type TenantUser } from '../../api/admin.ts';
 import { capCount } from '../count-badge.ts';
 import { useImpersonate } from '../impersonation/impersonation.tsx';
-import { filterTenantUsers, tokensPath, USER_SEARCH_MIN } from './user-search.ts';
+import { useLoad } from '../use-load.ts';
+import { filterTenantUsers, TENANT_USERS_LIMIT, tokensPath, USER_SEARCH_MIN } from './user-search.ts';
+
+/** Typing pauses this long before a search goes to the server. */
+const SEARCH_DELAY_MS = 250;
 
 /**
  * A tenant's users: search by name or email from 3 characters; inactive users greyed. Each links to
- * its tokens page and, where the access is active, to logging in as that user.
+ * its tokens page and, where the access is active, to logging in as that user. The server answers at
+ * most TENANT_USERS_LIMIT users; when it did, the hint says so and the search goes to the server.
  */
 export function TenantUsers({ tenant, users }: { tenant: Pick<AdminTenant, 'id' | 'name' | 'inactive_at'>; users: TenantUser[] }) {
   const { t } = useTranslation();
@@ -16,8 +21,28 @@ export function TenantUsers({ tenant, users }: { tenant: Pick<AdminTenant, 'id' 
   const tenantActive = tenant.inactive_at === null || new Date(tenant.inactive_at).getTime() > Date.now();
   const id = useId();
   const [query, setQuery] = useState('');
-  const shown = useMemo(() => filterTenantUsers(users, query), [users, query]);
-  const searching = query.trim().length >= USER_SEARCH_MIN;
+  const term = query.trim();
+  const searching = term.length >= USER_SEARCH_MIN;
+  // A list as long as the server's cap may have more behind it: then the search asks the server.
+  // A shorter list is everyone, and is filtered here.
+  const capped = users.length >= TENANT_USERS_LIMIT;
+  const found = useLoad<TenantUser[]>();
+  const { run: runSearch, clear: clearSearch } = found;
+  useEffect(() => {
+    if (!capped || !searching) return clearSearch();
+    const timer = setTimeout(() => runSearch(() => listTenantUsers(tenant.id, term)), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [capped, searching, term, tenant.id, runSearch, clearSearch]);
+  // Until the server answers, the loaded users (or the previous answer) are filtered by the new text.
+  const source = capped && searching && found.data ? found.data : users;
+  const shown = useMemo(() => filterTenantUsers(source, query), [source, query]);
+  const hint = searching
+    ? capped && found.data && found.data.length >= TENANT_USERS_LIMIT
+      ? t('admin.tenant.users_matching_capped', { count: TENANT_USERS_LIMIT })
+      : t('admin.tenant.users_matching', { count: shown.length })
+    : capped
+      ? `${t('admin.tenant.user_search_hint', { count: USER_SEARCH_MIN })} ${t('admin.tenant.users_capped', { count: TENANT_USERS_LIMIT })}`
+      : t('admin.tenant.user_search_hint', { count: USER_SEARCH_MIN });
 
   return (
     <>
@@ -42,7 +67,7 @@ export function TenantUsers({ tenant, users }: { tenant: Pick<AdminTenant, 'id' 
           }}
         />
         <p className="muted" id={`${id}-hint`} aria-live="polite">
-          {searching ? t('admin.tenant.users_matching', { count: shown.length }) : t('admin.tenant.user_search_hint', { count: USER_SEARCH_MIN })}
+          {hint}
         </p>
       </div>
       {users.length === 0 ? (

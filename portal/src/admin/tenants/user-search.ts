@@ -4,6 +4,12 @@ import type { TenantUser } from '../../api/admin.ts';
 export const USER_SEARCH_MIN = 3;
 
 /**
+ * Most users GET /api/tenants/:id/users answers (the server's tenantUsersLimit): a list this long
+ * may have more behind it, which the search asks the server for.
+ */
+export const TENANT_USERS_LIMIT = 200;
+
+/**
  * Users matching the search by name or email, case-insensitively. Below 3 characters there is no
  * search yet and every user shows. Active users first, then by name.
  */
