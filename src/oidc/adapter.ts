@@ -120,7 +120,11 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       }
       const payload = parse(stored);
       if (payload && consumed !== null) payload.consumed ??= Number(consumed);
-      if (batch && payload?.grantId && referenced !== undefined) batch.grants.set(payload.grantId, referenced);
+      if (batch && payload?.grantId && referenced !== undefined) {
+        batch.grants.set(payload.grantId, referenced);
+        // The token this request uses: what it writes requires the grant to still exist.
+        batch.grantKey = oidcKeys.model('Grant', payload.grantId);
+      }
       return payload;
     }
 
@@ -164,10 +168,16 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
       throw new errors.InvalidGrant(`${description} already used`);
     }
 
-    /** A code or refresh token used twice: its grant and everything issued under it are revoked. */
+    /**
+     * A code or refresh token used twice: its grant and everything issued under it are revoked.
+     * The grant goes first: a token request in flight under it then finds it gone when it sends
+     * its claim and writes (src/oidc/token-batch.ts) and stores nothing this revocation misses.
+     */
     async #revokeReplayed(key: string) {
       const grantId = parse(await store.get(key))?.grantId;
-      if (grantId) await Promise.all([this.revokeByGrantId(grantId), store.del(oidcKeys.model('Grant', grantId))]);
+      if (!grantId) return;
+      await store.del(oidcKeys.model('Grant', grantId));
+      await this.revokeByGrantId(grantId);
     }
 
     async destroy(id: string) {

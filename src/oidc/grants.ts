@@ -1,13 +1,17 @@
 import type Provider from 'oidc-provider';
 import { linkedOidcSessions, type SessionContext } from '../session/portal-session.ts';
 
-/** Ends a grant: every token issued under it, then the grant itself. */
+/**
+ * Ends a grant: the grant itself first, then every token issued under it. In that order a token
+ * request in flight under this grant finds the grant gone when it stores its tokens and is
+ * refused (src/oidc/token-batch.ts); tokens first would let it store new ones after the sweep.
+ */
 export async function revokeGrant(provider: Provider, grantId: string): Promise<void> {
+  const grant = await provider.Grant.find(grantId);
+  if (grant) await grant.destroy();
   await provider.RefreshToken.revokeByGrantId(grantId);
   await provider.AccessToken.revokeByGrantId(grantId);
   await provider.AuthorizationCode.revokeByGrantId(grantId);
-  const grant = await provider.Grant.find(grantId);
-  if (grant) await grant.destroy();
 }
 
 /**

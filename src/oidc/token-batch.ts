@@ -16,8 +16,10 @@ import { temporarilyUnavailable } from './fail-closed.ts';
  *   request claimed it, the new tokens are written. The answer waits for it. A claim lost to a
  *   concurrent use of the same code or refresh token writes nothing, revokes the grant and turns
  *   the answer into invalid_grant, as an awaited consume() would have; a store failure turns it
- *   into 503 temporarily_unavailable. No token leaves before it and the consumption that paid for
- *   it are stored.
+ *   into 503 temporarily_unavailable. The same step requires the grant of the code or refresh
+ *   token to still exist: a revocation that came between the read and the send (it deletes the
+ *   grant first) leaves nothing written and turns the answer into invalid_grant. No token leaves
+ *   before it and the consumption that paid for it are stored.
  *
  * Any other adapter call in the same request first sends what was collected, so reads always see
  * the request's own writes.
@@ -29,9 +31,17 @@ export interface TokenBatch {
   claim?: Claim;
   /** A claim that was sent and lost: the code or refresh token had been used already. */
   lostClaim?: Claim;
+  /**
+   * The Grant model key of the code or refresh token this request uses: every send requires it
+   * to still exist, so a revocation (which deletes the grant first) that comes between this
+   * request's read and its send leaves nothing written and no token answered.
+   */
+  grantKey?: string;
+  /** A send found the grant gone: revoked while this request ran. */
+  grantGone?: boolean;
   /** Token writes waiting to be sent. */
   readonly writes: IndexedWrite[];
-  /** Sends what was collected so far; true unless a claim of this request was lost. */
+  /** Sends what was collected so far; true unless a claim of this request was lost or its grant is gone. */
   flush(): Promise<boolean>;
 }
 
@@ -69,10 +79,11 @@ function openBatch(store: Store): TokenBatch {
       const writes = batch.writes.splice(0);
       batch.claim = undefined;
       if (claim || writes.length > 0) {
-        const claimed = await store.claimAndWrite(claim ? { key: claim.key, value: claim.value, ttlSeconds: claim.ttlSeconds } : null, writes);
-        if (!claimed) batch.lostClaim ??= claim;
+        const outcome = await store.claimAndWrite(claim ? { key: claim.key, value: claim.value, ttlSeconds: claim.ttlSeconds } : null, writes, batch.grantKey);
+        if (outcome === 'gone') batch.grantGone = true;
+        else if (!outcome) batch.lostClaim ??= claim;
       }
-      return batch.lostClaim === undefined;
+      return batch.lostClaim === undefined && !batch.grantGone;
     },
   };
   return batch;
@@ -81,7 +92,8 @@ function openBatch(store: Store): TokenBatch {
 /**
  * Koa middleware for oidc-provider (provider.use): opens a batch for each token request and, once
  * oidc-provider has built its answer, sends what was collected and holds the answer until it is
- * stored, replacing the answer when the claim was lost or the store failed.
+ * stored, replacing the answer when the claim was lost, the grant was revoked meanwhile or the
+ * store failed.
  */
 export function settleTokenRequests(provider: Provider, store: Store) {
   return async (koa: KoaContextWithOIDC, next: () => Promise<void>) => {
@@ -91,6 +103,13 @@ export function settleTokenRequests(provider: Provider, store: Store) {
     await next();
     try {
       if (await batch.flush()) return;
+      if (batch.grantGone) {
+        // Revoked while this request ran: the revocation removes what the grant issued, nothing
+        // was written here, and the answer carries no token.
+        const error = new errors.InvalidGrant('grant revoked');
+        provider.emit('grant.error', koa, error);
+        return answer(koa, error);
+      }
       // Used twice: the grant and everything issued under it are revoked, as for any replay.
       const claim = batch.lostClaim!;
       await claim.lost();

@@ -1,4 +1,4 @@
-import { toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
+import { toTtlSeconds, type ClaimSpec, type IndexedWrite, type Store } from './store.ts';
 
 /** `value[field]` when value is a JSON object and that field a string, as the Redis script reads it. */
 function referenceOf(value: string | null, field: string): string | undefined {
@@ -129,10 +129,13 @@ export class MemoryStore implements Store {
     this.#put(key, { value, expiresAt });
   }
 
-  async claimAndWrite(claim: { key: string; value: string; ttlSeconds: number } | null, writes: IndexedWrite[]) {
+  claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey: string | undefined): Promise<boolean | 'gone'>;
+  claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[]): Promise<boolean>;
+  async claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey?: string): Promise<boolean | 'gone'> {
     // Every TTL is checked before anything is written, as the Redis script's caller does.
     const claimExpiry = claim && this.#expiry(claim.ttlSeconds);
     const expiries = writes.map((write) => this.#expiry(write.ttlSeconds));
+    if (requiredKey !== undefined && !this.#live(requiredKey)) return 'gone';
     if (claim) {
       if (this.#live(claim.key)) return false;
       this.#put(claim.key, { value: claim.value, expiresAt: claimExpiry! });

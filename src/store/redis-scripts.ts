@@ -29,17 +29,22 @@ return 1
 `;
 
 /**
- * claimAndWrite in one atomic step. ARGV[1] is '1' when there is a claim (KEYS[1], value ARGV[2],
- * TTL ARGV[3]); then, per write, four ARGV (value, TTL, unprefixed key, number of index sets) and
- * its key followed by its sets in KEYS. Index sets follow the rule above.
+ * claimAndWrite in one atomic step. ARGV[1] is '1' when there is a claim (its key next in KEYS,
+ * value ARGV[2], TTL ARGV[3]); ARGV[4] is '1' when a key must still exist (next in KEYS). Then, per
+ * write, four ARGV (value, TTL, unprefixed key, number of index sets) and its key followed by its
+ * sets in KEYS. Index sets follow the rule above. Returns 1 (claimed and written), 0 (claim lost)
+ * or 2 (the required key is gone); on 0 and 2 nothing was written.
  */
 export const claimAndWriteLua = `
 local k = 1
-if ARGV[1] == '1' then
-  if not redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]), 'NX') then return 0 end
-  k = 2
+local claim = ARGV[1] == '1'
+if claim then k = 2 end
+if ARGV[4] == '1' then
+  if redis.call('EXISTS', KEYS[k]) == 0 then return 2 end
+  k = k + 1
 end
-for a = 4, #ARGV, 4 do
+if claim and not redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]), 'NX') then return 0 end
+for a = 5, #ARGV, 4 do
   local ttl = tonumber(ARGV[a + 1])
   local sets = tonumber(ARGV[a + 3])
   for i = 1, sets do

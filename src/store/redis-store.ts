@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { Redis, ReplyError } from 'ioredis';
 import { CommandDeadlines } from './command-deadlines.ts';
 import { claimAndWriteLua, getWithReferenceLua, incrLua, replaceIfUnchangedLua, saddLua, setIndexedLua, type ScriptedRedis } from './redis-scripts.ts';
-import { StoreUnavailableError, toTtlSeconds, type IndexedWrite, type Store } from './store.ts';
+import { StoreUnavailableError, toTtlSeconds, type ClaimSpec, type IndexedWrite, type Store } from './store.ts';
 
 export type RedisStoreOptions =
   /** `logger` hears of the connection failures of the store's own client. */
@@ -67,6 +67,19 @@ function logConnectionChanges(client: Redis, url: string, logger: ConnectionLogg
   });
 }
 
+/**
+ * Error replies that mean the server cannot serve now, not that the command was wrong: a replica
+ * after a failover (READONLY), out of memory (OOM), loading its data set (LOADING), stuck in a
+ * script (BUSY), a replica without its primary (MASTERDOWN), a cluster resharding or down
+ * (TRYAGAIN, CLUSTERDOWN). Each passes once Redis recovers; the client may retry (503).
+ */
+const outageReplies = new Set(['READONLY', 'OOM', 'LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN']);
+
+/** The reply's code is its first word (`-READONLY You can't write...`). */
+function isOutageReply(error: Error): boolean {
+  return outageReplies.has(error.message.split(' ', 1)[0]!);
+}
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   /** The ioredis client, for libraries that take one (rate-limiter-flexible). Keys there are not prefixed. */
@@ -114,8 +127,9 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Runs one command and maps connection failures to StoreUnavailableError. Redis's own replies
-   * (WRONGTYPE and the like) are bugs, not outages, and pass through unchanged.
+   * Runs one command and maps connection failures, and the replies by which Redis says it cannot
+   * serve right now (outageReplies), to StoreUnavailableError. Its other replies (WRONGTYPE, a
+   * script error and the like) are bugs, not outages, and pass through unchanged.
    */
   async #run<T>(command: () => Promise<T>): Promise<T> {
     // While reconnecting the server is known to be gone: fail now rather than queue and time out.
@@ -125,7 +139,7 @@ export class RedisStore implements Store {
     try {
       return await command();
     } catch (error) {
-      if (error instanceof ReplyError) throw error;
+      if (error instanceof ReplyError && !isOutageReply(error as Error)) throw error;
       throw new StoreUnavailableError(`Redis is unavailable: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -217,16 +231,20 @@ export class RedisStore implements Store {
     await this.#run(() => (this.client as ScriptedRedis).nyckelSetIndexed(keys.length, ...keys, value, ttl, key));
   }
 
-  async claimAndWrite(claim: { key: string; value: string; ttlSeconds: number } | null, writes: IndexedWrite[]) {
+  claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey: string | undefined): Promise<boolean | 'gone'>;
+  claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[]): Promise<boolean>;
+  async claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey?: string): Promise<boolean | 'gone'> {
     const keys: string[] = [];
     const args: (string | number)[] = claim ? ['1', claim.value, toTtlSeconds(claim.ttlSeconds)] : ['0', '', ''];
     if (claim) keys.push(this.#key(claim.key));
+    args.push(requiredKey === undefined ? '0' : '1');
+    if (requiredKey !== undefined) keys.push(this.#key(requiredKey));
     for (const write of writes) {
       keys.push(this.#key(write.key), ...write.sets.map((set) => this.#key(set)));
       args.push(write.value, toTtlSeconds(write.ttlSeconds), write.key, write.sets.length);
     }
     const reply = await this.#run(() => (this.client as ScriptedRedis).nyckelClaimAndWrite(keys.length, ...keys, ...args));
-    return reply === 1;
+    return reply === 2 ? 'gone' : reply === 1;
   }
 
   async getWithReference(key: string, alsoKeys: string[], ref: { field: string; prefix: string }) {

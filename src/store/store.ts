@@ -40,8 +40,14 @@ export interface Store {
    * claimed; with no claim the writes always happen. For a use-once marker and what its use pays
    * for (a consumed refresh token and the tokens that replace it): of two concurrent callers
    * exactly one claims, and the other's writes never happen.
+   *
+   * With `requiredKey`, the same step first checks that key still exists (the grant a consumed
+   * token belongs to) and, when it is gone, neither claims nor writes and answers 'gone': a
+   * revocation that deleted that key first can never be undone by a request in flight. (The
+   * overloads in this order so a stand-in answering Promise<boolean> still fits.)
    */
-  claimAndWrite(claim: { key: string; value: string; ttlSeconds: number } | null, writes: IndexedWrite[]): Promise<boolean>;
+  claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey: string | undefined): Promise<boolean | 'gone'>;
+  claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[]): Promise<boolean>;
   /**
    * Reads `key` and `alsoKeys` and, when key's value is a JSON object whose `ref.field` is a
    * string, the key `ref.prefix + value[ref.field]` as well: a record, its companions and the
@@ -53,6 +59,13 @@ export interface Store {
   scan(prefix: string): Promise<{ key: string; ttl: number }[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The use-once marker claimAndWrite() writes only if absent. */
+export interface ClaimSpec {
+  key: string;
+  value: string;
+  ttlSeconds: number;
 }
 
 /** One setIndexed() call, as data. */

@@ -130,3 +130,39 @@ describe('a RedisStore that cannot connect', () => {
     expect(JSON.stringify(log.lines)).not.toContain(password);
   });
 });
+
+describe('a RedisStore whose server answers that it cannot serve now', () => {
+  /** A store on a fake server that took it for ready ('+OK') and now answers every command with `reply`. */
+  async function storeAnswered(reply: string): Promise<RedisStore> {
+    const server = await fakeRedis('+OK\r\n');
+    cleanups.push(server.close);
+    const store = new RedisStore({ url: `redis://127.0.0.1:${server.port}`, prefix: 'outage:', logger: captureLog() });
+    cleanups.push(() => store.close());
+    await until(() => store.client.status === 'ready', 'the client to be ready');
+    server.answer(reply);
+    return store;
+  }
+
+  it.each([
+    "READONLY You can't write against a read only replica.",
+    'OOM command not allowed when used memory > maxmemory.',
+    'LOADING Redis is loading the dataset in memory',
+    'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSCRIPT.',
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+    'TRYAGAIN Multiple keys request during rehashing of slot',
+    'CLUSTERDOWN The cluster is down',
+  ])('turns "-%s" into StoreUnavailableError (503), for commands and scripts alike', async (reply) => {
+    const store = await storeAnswered(`-${reply}\r\n`);
+    await expect(store.set('k', 'v', 60)).rejects.toThrow(StoreUnavailableError);
+    await expect(store.claimAndWrite({ key: 'c', value: '1', ttlSeconds: 60 }, [])).rejects.toThrow(StoreUnavailableError);
+  });
+
+  it('passes a genuine command or script error through as the bug it is, not as an outage', async () => {
+    for (const reply of ['WRONGTYPE Operation against a key holding the wrong kind of value', "ERR wrong number of arguments for 'set' command"]) {
+      const store = await storeAnswered(`-${reply}\r\n`);
+      const failure = store.set('k', 'v', 60);
+      await expect(failure).rejects.toThrow(reply);
+      await expect(failure).rejects.not.toBeInstanceOf(StoreUnavailableError);
+    }
+  });
+});

@@ -236,6 +236,29 @@ export function storeContract(name: string, make: MakeStore) {
       expect(await store.get('claim:bad-write')).toBeNull();
     });
 
+    it('claimAndWrite with a required key claims and writes only while that key exists, and otherwise answers gone and writes nothing', async () => {
+      const writes = (tag: string) => [{ key: `req:${tag}:token`, value: tag, ttlSeconds: 60, sets: [`req:${tag}:set`] }];
+      await store.set('req:grant', '{}', 60);
+      expect(await store.claimAndWrite({ key: 'req:marker:1', value: 'a', ttlSeconds: 60 }, writes('live'), 'req:grant')).toBe(true);
+      expect(await store.get('req:live:token')).toBe('live');
+      // A lost claim is still a lost claim while the key exists.
+      expect(await store.claimAndWrite({ key: 'req:marker:1', value: 'b', ttlSeconds: 60 }, writes('lost'), 'req:grant')).toBe(false);
+      expect(await store.get('req:lost:token')).toBeNull();
+
+      // Once the key is gone, neither the claim nor the writes happen, with or without a claim.
+      await store.del('req:grant');
+      expect(await store.claimAndWrite({ key: 'req:marker:2', value: 'c', ttlSeconds: 60 }, writes('gone'), 'req:grant')).toBe('gone');
+      expect(await store.claimAndWrite(null, writes('unclaimed'), 'req:grant')).toBe('gone');
+      for (const key of ['req:marker:2', 'req:gone:token', 'req:unclaimed:token']) expect(await store.get(key)).toBeNull();
+      expect(await store.smembers('req:gone:set')).toEqual([]);
+      expect(await store.smembers('req:unclaimed:set')).toEqual([]);
+      // Gone wins over an already used marker: nothing to revoke again.
+      expect(await store.claimAndWrite({ key: 'req:marker:1', value: 'd', ttlSeconds: 60 }, [], 'req:grant')).toBe('gone');
+      // No required key: as before.
+      expect(await store.claimAndWrite({ key: 'req:marker:3', value: 'e', ttlSeconds: 60 }, writes('free'), undefined)).toBe(true);
+      expect(await store.get('req:free:token')).toBe('free');
+    });
+
     it('scan finds live keys by literal prefix, without the store prefix, with TTLs', async () => {
       await store.set('scan:a:1', 'x', 60);
       await store.set('scan:a:2', 'x', 120);
