@@ -1,4 +1,5 @@
 import type Provider from 'oidc-provider';
+import { oidcKeys, type AccountOidcEntry } from './adapter.ts';
 import { linkedOidcSessions, type SessionContext } from '../session/portal-session.ts';
 
 /**
@@ -31,4 +32,42 @@ export async function endLinkedProviderSessions(ctx: SessionContext, provider: P
     }
     await session.destroy();
   }
+}
+
+/** What a grant issues in a browser session: its codes and tokens (sessionUid). */
+const grantedModels = new Set(['AuthorizationCode', 'AccessToken', 'RefreshToken']);
+
+/**
+ * Every grant of the account, with the OP sessions its codes and tokens were issued in (used ones
+ * included: listAccountKeys with `used`). A grant whose code is not exchanged yet, or whose only
+ * refresh token was rotated a moment ago, is one all the same: missed, it would outlive a sign-out
+ * (the code exchanged afterwards, a 14-day refresh token with it).
+ */
+function grantsToEnd(entries: readonly AccountOidcEntry[]): Map<string, Set<string>> {
+  const grants = new Map<string, Set<string>>();
+  const of = (grantId: string) => grants.get(grantId) ?? grants.set(grantId, new Set()).get(grantId)!;
+  for (const entry of entries) {
+    if (entry.model === 'Grant') of(entry.key.slice(oidcKeys.model('Grant', '').length));
+    else if (grantedModels.has(entry.model) && entry.grantId) {
+      const uids = of(entry.grantId);
+      if (entry.sessionUid) uids.add(entry.sessionUid);
+    }
+  }
+  return grants;
+}
+
+/** Revokes the grants and ends the OP sessions of this account's index that `ends` picks; returns the number of grants. */
+export async function endOidc(
+  provider: Provider,
+  entries: readonly AccountOidcEntry[],
+  ends: { grant: (sessionUids: ReadonlySet<string>) => boolean; session: (uid: string) => boolean },
+): Promise<number> {
+  const grants = [...grantsToEnd(entries)].filter(([, sessionUids]) => ends.grant(sessionUids));
+  for (const [grantId] of grants) await revokeGrant(provider, grantId);
+  for (const entry of entries) {
+    if (entry.model !== 'Session' || !entry.sessionUid || !ends.session(entry.sessionUid)) continue;
+    const op = await provider.Session.find(entry.key.slice('oidc:Session:'.length));
+    if (op) await op.destroy();
+  }
+  return grants.length;
 }

@@ -3,8 +3,8 @@ import { findAccountById } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
-import { listAccountKeys, oidcKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
-import { revokeGrant } from '../oidc/grants.ts';
+import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
+import { endOidc, revokeGrant } from '../oidc/grants.ts';
 import { forgetKnownBrowsers, guesserFor } from '../login/lockout.ts';
 import { issueKnownBrowser } from '../login/known-browser.ts';
 import { publicDeviceId, revokeAllRememberedDevices } from '../login/remembered-device.ts';
@@ -69,8 +69,6 @@ export interface OthersSignedOut {
 }
 
 const tokenModels = new Set(['AccessToken', 'RefreshToken']);
-/** What a grant issues in a browser session: its codes and tokens (sessionUid). */
-const grantedModels = new Set(['AuthorizationCode', 'AccessToken', 'RefreshToken']);
 const grantIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 const publicIdPattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -153,41 +151,6 @@ export async function listSessions(ctx: Context, provider: Provider, request: Se
   });
   applications.sort((a, b) => Number(b.current) - Number(a.current) || a.client_name.localeCompare(b.client_name) || a.id.localeCompare(b.id));
   return { sessions, applications };
-}
-
-/**
- * Every grant of the account, with the OP sessions its codes and tokens were issued in (used ones
- * included: listAccountKeys with `used`). A grant whose code is not exchanged yet, or whose only
- * refresh token was rotated a moment ago, is one all the same: missed, it would outlive a sign-out
- * (the code exchanged afterwards, a 14-day refresh token with it).
- */
-function grantsToEnd(entries: readonly AccountOidcEntry[]): Map<string, Set<string>> {
-  const grants = new Map<string, Set<string>>();
-  const of = (grantId: string) => grants.get(grantId) ?? grants.set(grantId, new Set()).get(grantId)!;
-  for (const entry of entries) {
-    if (entry.model === 'Grant') of(entry.key.slice(oidcKeys.model('Grant', '').length));
-    else if (grantedModels.has(entry.model) && entry.grantId) {
-      const uids = of(entry.grantId);
-      if (entry.sessionUid) uids.add(entry.sessionUid);
-    }
-  }
-  return grants;
-}
-
-/** Revokes the grants and ends the OP sessions of this account's index that `ends` picks; returns the number of grants. */
-async function endOidc(
-  provider: Provider,
-  entries: readonly AccountOidcEntry[],
-  ends: { grant: (sessionUids: ReadonlySet<string>) => boolean; session: (uid: string) => boolean },
-): Promise<number> {
-  const grants = [...grantsToEnd(entries)].filter(([, sessionUids]) => ends.grant(sessionUids));
-  for (const [grantId] of grants) await revokeGrant(provider, grantId);
-  for (const entry of entries) {
-    if (entry.model !== 'Session' || !entry.sessionUid || !ends.session(entry.sessionUid)) continue;
-    const op = await provider.Session.find(entry.key.slice('oidc:Session:'.length));
-    if (op) await op.destroy();
-  }
-  return grants.length;
 }
 
 /**
