@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import type { Store } from '../store/store.ts';
 import { currentTokenBatch, flushPending } from './token-batch.ts';
@@ -42,8 +43,13 @@ function ttlFor(expiresIn: number | undefined): number {
   return Math.max(1, Math.ceil(expiresIn));
 }
 
-/** The consumed marker's value: when, in seconds since the epoch (oidc-provider's `consumed`). */
-const consumedAt = () => String(Math.floor(Date.now() / 1000));
+/**
+ * The consumed marker's value: when, in seconds since the epoch (oidc-provider's `consumed`), and
+ * a random tail that makes it this request's own: a token request whose claim was sent but whose
+ * answer timed out reads the marker back to learn whether its claim is the one stored
+ * (token-batch.ts).
+ */
+const consumedAt = () => `${Math.floor(Date.now() / 1000)}.${randomBytes(9).toString('base64url')}`;
 
 function parse(stored: string | null): AdapterPayload | undefined {
   return stored === null ? undefined : (JSON.parse(stored) as AdapterPayload);
@@ -119,7 +125,7 @@ export function createOidcAdapter(store: Store, lifetimes: Partial<Record<string
         [stored, consumed] = await Promise.all([store.get(key), store.get(oidcKeys.consumed(key))]);
       }
       const payload = parse(stored);
-      if (payload && consumed !== null) payload.consumed ??= Number(consumed);
+      if (payload && consumed !== null) payload.consumed ??= Number.parseInt(consumed, 10);
       if (batch && payload?.grantId && referenced !== undefined) {
         batch.grants.set(payload.grantId, referenced);
         // The token this request uses: what it writes requires the grant to still exist.

@@ -39,6 +39,8 @@ export interface TokenBatch {
   grantKey?: string;
   /** A send found the grant gone: revoked while this request ran. */
   grantGone?: boolean;
+  /** The claim of the send under way: known to have landed or not only once its answer came. */
+  unsettled?: Claim;
   /** Token writes waiting to be sent. */
   readonly writes: IndexedWrite[];
   /** Sends what was collected so far; true unless a claim of this request was lost or its grant is gone. */
@@ -79,7 +81,9 @@ function openBatch(store: Store): TokenBatch {
       const writes = batch.writes.splice(0);
       batch.claim = undefined;
       if (claim || writes.length > 0) {
+        batch.unsettled = claim;
         const outcome = await store.claimAndWrite(claim ? { key: claim.key, value: claim.value, ttlSeconds: claim.ttlSeconds } : null, writes, batch.grantKey);
+        batch.unsettled = undefined;
         if (outcome === 'gone') batch.grantGone = true;
         else if (!outcome) batch.lostClaim ??= claim;
       }
@@ -117,9 +121,24 @@ export function settleTokenRequests(provider: Provider, store: Store) {
       provider.emit('grant.error', koa, error);
       answer(koa, error);
     } catch (error) {
+      if (await landedAfterAll(store, batch, error)) return;
       answer(koa, failure(provider, koa, error));
     }
   };
+}
+
+/**
+ * A claim sent with its tokens whose answer did not come in time (the store's command deadline):
+ * Redis may have run it all the same, the code or refresh token then used and the new tokens
+ * stored. Answering 503 then would make the client's retry a replay, and the grant would be
+ * revoked. The marker is read back on the same connection, so after the claim: holding this
+ * request's own value, the claim and its writes (one atomic script) landed, and the answer built
+ * stands. Otherwise, or if this read fails too, the outage is answered.
+ */
+async function landedAfterAll(store: Store, batch: TokenBatch, error: unknown): Promise<boolean> {
+  const claim = batch.unsettled;
+  if (!claim || !isUnavailable(error)) return false;
+  return (await store.get(claim.key).catch(() => null)) === claim.value;
 }
 
 /** An outage is temporarily_unavailable (503, the client may retry); anything else a server_error, as oidc-provider answers it. */

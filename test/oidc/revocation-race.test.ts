@@ -6,6 +6,7 @@ import { createAccount } from '../fixtures/accounts.ts';
 import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { StoreUnavailableError } from '../../src/store/store.ts';
 
 /**
  * A token request that has read its code or refresh token and grant when the grant is revoked
@@ -172,5 +173,64 @@ describe('a grant revoked while a token request under it is in flight', () => {
       store.smembers = smembers;
     }
     expect(await leftUnder(grantId)).toEqual({ tokens: [], indexed: [], grant: null });
+  });
+});
+
+describe('a token request whose store answer times out after the claim ran', () => {
+  /** The next claimAndWrite runs on the store, then fails as a command past its deadline does. */
+  function landThenTimeOut() {
+    const store = server.ctx.store;
+    const original = store.claimAndWrite;
+    store.claimAndWrite = async (...args: Parameters<typeof original>) => {
+      store.claimAndWrite = original;
+      await original.apply(store, args);
+      throw new StoreUnavailableError('command timed out (test)');
+    };
+    return () => (store.claimAndWrite = original);
+  }
+
+  it('answers the tokens it stored, so the client does not retry a used refresh token and lose its grant', async () => {
+    const authorization = await pkceAuthorization(config, { redirect_uri: redirectUri, scope: 'openid offline_access', prompt: 'consent' });
+    const tokens = await client.authorizationCodeGrant(config, await codeFor(authorization), {
+      pkceCodeVerifier: authorization.verifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+    });
+    const restore = landThenTimeOut();
+    let body: Record<string, unknown>;
+    try {
+      const response = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
+      body = (await response.json()) as Record<string, unknown>;
+      expect(response.status).toBe(200);
+    } finally {
+      restore();
+    }
+    // What it answered was stored: the new refresh token works.
+    const next = await tokenRequest({ grant_type: 'refresh_token', refresh_token: body.refresh_token as string });
+    expect(next.status).toBe(200);
+  });
+
+  it('answers 503 when the read-back fails too: nothing known, nothing claimed as done', async () => {
+    const authorization = await pkceAuthorization(config, { redirect_uri: redirectUri, scope: 'openid offline_access', prompt: 'consent' });
+    const tokens = await client.authorizationCodeGrant(config, await codeFor(authorization), {
+      pkceCodeVerifier: authorization.verifier,
+      expectedState: authorization.state,
+      expectedNonce: authorization.nonce,
+    });
+    const store = server.ctx.store;
+    const get = store.get;
+    const restore = landThenTimeOut();
+    store.get = async (key: string) => {
+      if (key.startsWith('oidc:consumed:')) throw new StoreUnavailableError('still down (test)');
+      return get.call(store, key);
+    };
+    try {
+      const response = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    } finally {
+      restore();
+      store.get = get;
+    }
   });
 });
