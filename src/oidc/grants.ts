@@ -1,5 +1,6 @@
 import type Provider from 'oidc-provider';
-import { oidcKeys, type AccountOidcEntry } from './adapter.ts';
+import type { AccountOidcEntry } from './account-keys.ts';
+import { oidcKeys } from './adapter.ts';
 import { linkedOidcSessions, type SessionContext } from '../session/portal-session.ts';
 
 /**

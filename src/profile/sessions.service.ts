@@ -3,7 +3,7 @@ import { findAccountById } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { errors } from '../http/app-error.ts';
-import { listAccountKeys, type AccountOidcEntry } from '../oidc/adapter.ts';
+import { listAccountKeys, type AccountOidcEntry } from '../oidc/account-keys.ts';
 import { endOidc, revokeGrant } from '../oidc/grants.ts';
 import { forgetKnownBrowsers, guesserFor } from '../login/lockout.ts';
 import { issueKnownBrowser } from '../login/known-browser.ts';

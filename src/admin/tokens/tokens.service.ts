@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { findAccountById } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
-import { listAccountKeys } from '../../oidc/adapter.ts';
+import { listAccountKeys } from '../../oidc/account-keys.ts';
 import { listPortalSessions, secondsLeft } from '../../session/portal-session.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
