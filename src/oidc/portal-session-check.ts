@@ -3,15 +3,12 @@ import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import { isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
-import { getPortalSessionById, portalSessionTtlSeconds } from '../session/portal-session.ts';
+import { getPortalSessionById, linkSigningIn, signingInSession } from '../session/portal-session.ts';
 
 type CheckContext = Pick<Context, 'store' | 'config' | 'now'>;
 
 /** The login reason when the provider session in this browser no longer agrees with the Nyckel session. */
 export const portalSessionReason = 'nyckel_session_changed';
-
-/** The portal session that signed the provider session `uid` in (its id). */
-const signedInBy = (uid: string) => `oidc-session:${uid}:portal`;
 
 /**
  * The Nyckel (portal) session is the sign-in; oidc-provider's own session only remembers it for
@@ -59,12 +56,3 @@ export function recordSigningIn(ctx: CheckContext) {
   };
 }
 
-/** Records that the portal session `portalId` signed the provider session `uid` in. */
-export async function linkSigningIn(ctx: CheckContext, uid: string, portalId: string): Promise<void> {
-  await ctx.store.set(signedInBy(uid), portalId, portalSessionTtlSeconds);
-}
-
-/** The portal session that signed the provider session `uid` in, if one did. */
-export async function signingInSession(ctx: CheckContext, uid: string): Promise<string | null> {
-  return ctx.store.get(signedInBy(uid));
-}

@@ -3,9 +3,8 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isImpersonationSession } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
-import { getPortalSession, linkOidcSession } from '../session/portal-session.ts';
+import { getPortalSession, linkOidcSession, linkSigningIn, signingInSession } from '../session/portal-session.ts';
 import { acrOf } from './acr.ts';
-import { linkSigningIn, signingInSession } from './portal-session-check.ts';
 
 type SilentContext = Pick<Context, 'store' | 'config' | 'now'>;
 

@@ -4,6 +4,7 @@ import type { Context } from '../context.ts';
 import { limitByIp } from '../http/rate-limit.ts';
 import { parse } from '../http/validate.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
+import { setPortalSessionCookie } from '../session/portal-session.ts';
 import { requireJsonBody } from './json-body.ts';
 import { requireSignedIn } from './signed-in.ts';
 import { activateEnrolment, enrolmentQrCode, listDevices, revokeDevice, startEnrolment, type ClientInfo } from './two-factor.service.ts';
@@ -35,7 +36,12 @@ export function createTwoFactorRouter(ctx: Context): Router {
   router.post('/auth/tfa/activate', limited, requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const { totp_code } = parse(activateBody, req.body ?? {});
-    res.json(await activateEnrolment(ctx, session, totp_code, info(req)));
+    const activated = await activateEnrolment(ctx, session, totp_code, info(req));
+    // The session proved the authenticator and goes on under a new id (raisePortalSession).
+    if (activated.session && activated.session.id !== session.id) {
+      setPortalSessionCookie(res, ctx.config, activated.session.id, activated.session.persistent === true);
+    }
+    res.json(activated.credential);
   });
 
   router.get('/auth/tfa/devices', async (req, res) => {

@@ -4,7 +4,7 @@ import type { Context } from '../context.ts';
 import { activateTotp, pendingEnrolment, type PendingSecret } from '../credentials/totp/enrolment.ts';
 import { errors } from '../http/app-error.ts';
 import { listRememberedDevices, revokeRememberedDevice, type DeviceListing } from '../login/remembered-device.ts';
-import { addSessionMethods, type PortalSessionWithId } from '../session/portal-session.ts';
+import { raisePortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
 import { forgetRememberedDevices } from './device-revocation.ts';
 import { profileErrors } from './profile-errors.ts';
 import { notifySecurityChange } from './security-notice.ts';
@@ -56,16 +56,17 @@ export async function activateEnrolment(
   session: PortalSessionWithId,
   rawCode: string | null | undefined,
   info: ClientInfo,
-): Promise<{ id: string; type: 'totp' }> {
+): Promise<{ credential: { id: string; type: 'totp' }; session: PortalSessionWithId | null }> {
   const code = (rawCode ?? '').replace(/\s+/g, '');
   if (code === '') throw profileErrors.totpRequired();
   const { id, replaced } = await activateTotp(ctx, owner(session), code, info, (trx) => assertSecondFactorSession({ db: trx }, session));
   const change = replaced.length > 0 ? 'totp_replaced' : 'totp_activated';
-  // The code just given proves the authenticator in this session (see addSessionMethods).
-  await addSessionMethods(ctx, session, ['otp', 'mfa']);
+  // The code just given proves the authenticator in this session, which goes on under a new id
+  // (see raisePortalSession); null if it was signed out meanwhile.
+  const raised = await raisePortalSession(ctx, session, ['otp', 'mfa']);
   await forgetRememberedDevices(ctx, session.account_id, { reason: change, actorId: session.account_id, ...info });
   await notifySecurityChange(ctx, session.account_id, { change }, info);
-  return { id, type: 'totp' };
+  return { credential: { id, type: 'totp' }, session: raised };
 }
 
 export async function listDevices(ctx: Context, session: PortalSessionWithId, cookieId: string | undefined): Promise<{ devices: DeviceListing[] }> {

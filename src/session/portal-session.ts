@@ -46,8 +46,9 @@ export const portalSessionTtlSeconds = 12 * 3600;
  */
 export const lastSeenWriteSeconds = 60;
 /**
- * How long a session's end guards it against being written back (see rewrite). Far longer than a
- * request takes between reading a session and writing it: every store command fails after 2 s.
+ * How long a session's end is remembered, for a renewal of it under way (raisePortalSession). Far
+ * longer than a request takes between reading a session and renewing it: every store command
+ * fails after 2 s.
  */
 const endedGuardSeconds = 10 * 60;
 const key = (id: string) => `session:${id}`;
@@ -59,7 +60,7 @@ const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
 const idOf = (member: string) => (member.startsWith('session:') ? member.slice('session:'.length) : member);
 /** The uids of the oidc-provider sessions this portal session signed in (see linkOidcSession). */
 const oidcLinks = (id: string) => `session:${id}:oidc`;
-/** Written when a session ends, before it is deleted (see rewrite). */
+/** Written when a session ends, before it is deleted (see raisePortalSession). */
 const endedGuard = (id: string) => `session:${id}:ended`;
 
 /**
@@ -83,6 +84,9 @@ export function portalCookieOptions(config: Config, persistent: boolean): Cookie
   };
 }
 
+/** 256 random bits: the cookie's value, and the bearer secret of the session. */
+const newSessionId = () => randomBytes(32).toString('base64url');
+
 /**
  * Creates a session with a fresh random id (never reusing one the browser sent: no fixation).
  * The session and its entry in the account's index are written in one atomic step, so signing
@@ -92,7 +96,7 @@ export async function createPortalSession(
   ctx: SessionContext,
   data: Omit<PortalSession, 'created_at'>,
 ): Promise<PortalSessionWithId> {
-  const id = randomBytes(32).toString('base64url');
+  const id = newSessionId();
   const session: PortalSession = { ...data, created_at: Math.floor(ctx.now().getTime() / 1000) };
   await ctx.store.setIndexed(key(id), JSON.stringify(session), portalSessionTtlSeconds, [accountIndex(data.account_id)]);
   return { id, ...session };
@@ -154,9 +158,8 @@ async function readLiveSession(ctx: SessionContext, id: string): Promise<{ sessi
 
 /**
  * Records a use of the session, at most once a minute, by writing back what was read only if
- * nothing was written since: a concurrent request's change (addSessionMethods raising the amr,
- * which records the use itself) is never undone by this older copy, and a session a sign-out
- * deleted meanwhile is not written back.
+ * nothing was written since: a session a sign-out deleted meanwhile, or one renewed under a new
+ * id (raisePortalSession), is not written back from this older copy.
  */
 async function touch(ctx: SessionContext, { session, raw }: { session: PortalSessionWithId; raw: string }): Promise<void> {
   const now = nowSeconds(ctx);
@@ -170,34 +173,52 @@ async function touch(ctx: SessionContext, { session, raw }: { session: PortalSes
  * signing in: activating their first authenticator app takes a code of it, so the session has
  * then proved the password (or email code) and the authenticator (RFC 8176 `otp` and `mfa`), as
  * Keycloak counts the OTP configured at sign-in. Without it, the person who just turned on the
- * app would be sent to sign in again before adding a passkey. The sign-in's auth_time is kept.
+ * app would be sent to sign in again before adding a passkey. The sign-in's auth_time and its
+ * 12 h are kept.
+ *
+ * The raised session gets a new id, which the caller sets as the cookie: the session id is renewed
+ * on every change of privilege level (OWASP's session management guidance, ASVS 3.2.1), so a copy
+ * of the old cookie, taken before, does not gain the second factor. The old id ends as a sign-out
+ * ends it, except that the OP sessions it signed in move to the new id with their applications.
+ *
+ * Null when the old session ended meanwhile (a sign-out of it raced this): nothing is raised, and
+ * the new session is ended too. A sign-out writes its guard before it deletes, and this claims
+ * that guard first (setIfAbsent): whichever comes second sees the other. Signing the account out
+ * everywhere reads the index once more after its first pass, for a session renewed meanwhile.
  */
-export async function addSessionMethods(ctx: SessionContext, session: PortalSessionWithId, methods: readonly string[]): Promise<void> {
+export async function raisePortalSession(
+  ctx: SessionContext,
+  session: PortalSessionWithId,
+  methods: readonly string[],
+): Promise<PortalSessionWithId | null> {
   const amr = [...new Set([...session.amr, ...methods])];
-  if (amr.length === session.amr.length) return;
-  await rewrite(ctx, { ...session, amr, last_seen: nowSeconds(ctx) });
+  if (amr.length === session.amr.length) return session;
+  const { id: oldId, ...stored } = session;
+  const raised: PortalSession = { ...stored, amr, last_seen: nowSeconds(ctx) };
+  const id = newSessionId();
+  await ctx.store.setIndexed(key(id), JSON.stringify(raised), capLeft(ctx, raised), [accountIndex(raised.account_id)]);
+  const uids = await ctx.store.smembers(oidcLinks(oldId));
+  await Promise.all(uids.map((uid) => ctx.store.sadd(oidcLinks(id), uid, portalSessionTtlSeconds)));
+  await Promise.all(uids.map(async (uid) => {
+    if ((await signingInSession(ctx, uid)) === oldId) await linkSigningIn(ctx, uid, id);
+  }));
+  const ended = !(await ctx.store.setIfAbsent(endedGuard(oldId), 'ended', endedGuardSeconds)) || !(await ctx.store.getDel(key(oldId)));
+  await ctx.store.srem(accountIndex(raised.account_id), key(oldId));
+  await ctx.store.del(oidcLinks(oldId));
+  if (ended) {
+    await destroyPortalSession(ctx, id);
+    return null;
+  }
+  return { id, ...raised };
 }
 
-/**
- * Writes a session back with what is left of its 12 h as TTL, never more: use does not extend
- * the cap.
- */
-async function rewrite(ctx: SessionContext, session: PortalSessionWithId): Promise<void> {
-  const { id, ...stored } = session;
-  await ctx.store.set(key(id), JSON.stringify(stored), capLeft(ctx, stored));
-  // A sign-out racing this write may have deleted the session between its read and the write
-  // above, which then put it back: a stolen cookie would survive "sign out everywhere". Every
-  // sign-out writes the end guard before it deletes, so the guard is there to be seen now.
-  if (await ctx.store.get(endedGuard(id))) await ctx.store.del(key(id));
-}
-
-/** Seconds left of the session's 12 h, as its TTL when written back (at least 1). */
+/** Seconds left of the session's 12 h, as its TTL when written again (at least 1): use does not extend the cap. */
 function capLeft(ctx: SessionContext, session: PortalSession): number {
   return Math.max(1, session.created_at + portalSessionTtlSeconds - nowSeconds(ctx));
 }
 
 export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
-  // The guard first: a rewrite that read the session before this delete cannot write it back after.
+  // The guard first: a renewal that read the session before this delete does not outlive it.
   await ctx.store.set(endedGuard(id), 'ended', endedGuardSeconds);
   // One atomic read-and-delete: the session is gone before its bookkeeping is.
   const raw = await ctx.store.getDel(key(id));
@@ -214,6 +235,22 @@ export async function destroyPortalSession(ctx: SessionContext, id: string): Pro
  */
 export async function linkOidcSession(ctx: SessionContext, portalSessionId: string, uid: string): Promise<void> {
   await ctx.store.sadd(oidcLinks(portalSessionId), uid, portalSessionTtlSeconds);
+}
+
+/**
+ * The other direction: the portal session that signed the provider session `uid` in, which
+ * portal-session-check.ts asks of every authorization the provider session answers by itself.
+ */
+const signedInBy = (uid: string) => `oidc-session:${uid}:portal`;
+
+/** Records that the portal session `portalId` signed the provider session `uid` in. */
+export async function linkSigningIn(ctx: SessionContext, uid: string, portalId: string): Promise<void> {
+  await ctx.store.set(signedInBy(uid), portalId, portalSessionTtlSeconds);
+}
+
+/** The portal session that signed the provider session `uid` in, if one did. */
+export async function signingInSession(ctx: SessionContext, uid: string): Promise<string | null> {
+  return ctx.store.get(signedInBy(uid));
 }
 
 export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: string): Promise<string[]> {
@@ -234,14 +271,22 @@ export async function listPortalSessions(ctx: SessionContext, accountId: string)
   return live;
 }
 
-/** Signs the account out everywhere (after a password reset, or by an operator). */
+/**
+ * Signs the account out everywhere (after a password reset, or by an operator). Twice over the
+ * index: a session renewed while the first pass ran (raisePortalSession) is in the second. Entries
+ * are removed one by one, never the whole index, so the second pass finds one added meanwhile.
+ */
 export async function destroyAccountPortalSessions(ctx: SessionContext, accountId: string): Promise<void> {
-  const ids = (await ctx.store.smembers(accountIndex(accountId))).map(idOf);
-  if (ids.length === 0) return;
-  // The guards first, as destroyPortalSession writes its own (see rewrite), in one round trip.
-  const guards = ids.map((id) => ({ key: endedGuard(id), value: 'ended', ttlSeconds: endedGuardSeconds, sets: [] }));
-  await ctx.store.claimAndWrite(null, guards);
-  await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks), accountIndex(accountId));
+  for (let pass = 0; pass < 2; pass += 1) {
+    const members = await ctx.store.smembers(accountIndex(accountId));
+    if (members.length === 0) return;
+    const ids = members.map(idOf);
+    // The guards first, as destroyPortalSession writes its own, in one round trip.
+    const guards = ids.map((id) => ({ key: endedGuard(id), value: 'ended', ttlSeconds: endedGuardSeconds, sets: [] }));
+    await ctx.store.claimAndWrite(null, guards);
+    await ctx.store.del(...ids.map(key), ...ids.map(oidcLinks));
+    await Promise.all(members.map((member) => ctx.store.srem(accountIndex(accountId), member)));
+  }
 }
 
 /** The portal session of a request, or null. For the OAuth interaction route and the profile API. */

@@ -8,6 +8,7 @@ import { createAccount } from '../fixtures/accounts.ts';
 import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { codeAt } from '../totp/helpers.ts';
 
 const password = 'Correct-horse9!';
 const redirectUri = 'http://127.0.0.1:9/callback';
@@ -327,6 +328,43 @@ describe('a relying party signs a person in with openid-client', () => {
     const after = await authorizationRequest(one, { prompt: 'none', scope: 'openid' });
     const { url } = await browser.follow(after.url.toString());
     expect(url.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('keeps single sign-on when turning on an authenticator app renews the Nyckel session; a copy of the old cookie is refused', async () => {
+    await createAccount(server.ctx.db, { email: 'rp-renew@example.com', password, name: 'Rut Renew' });
+    const [one, two] = [await discover('rp-one'), await discover('rp-two')];
+    const browser = new BrowserLike(server.base);
+    const first = await authorizationRequest(one, { scope: 'openid email' });
+    let { url } = await browser.follow(first.url.toString());
+    ({ url } = await browser.follow(await signInThroughPortal(browser, url, { email: 'rp-renew@example.com' })));
+    const { claims } = await exchange(one, url, first);
+    const copied = new BrowserLike(server.base);
+    copied.cookies.set('nyckel_session', browser.cookies.get('nyckel_session')!);
+
+    const setup = await browser.request('/auth/tfa/setup');
+    expect(setup.status).toBe(200);
+    const { secret } = (await setup.json()) as { secret: string };
+    expect((await browser.json('/auth/tfa/activate', { totp_code: await codeAt(server.ctx, secret) })).status).toBe(200);
+    expect(browser.cookies.get('nyckel_session')).not.toBe(copied.cookies.get('nyckel_session'));
+
+    // The copy taken before the second factor gains nothing: it is signed out.
+    expect((await copied.request('/auth/tfa/devices')).status).toBe(401);
+    expect((await copied.request('/auth/login/ping')).status).toBe(200);
+    expect(await (await copied.request('/auth/login/ping')).json()).toMatchObject({ email: null });
+
+    // The browser itself goes on: silently at the application it signed in to, and at another,
+    // also where only the provider's cookies are sent (a cross-site POST, an iframe's renew: the
+    // Nyckel cookie is SameSite=Lax), as the provider session moved to the new id.
+    expect((await browser.request('/auth/tfa/devices')).status).toBe(200);
+    const crossSite = new BrowserLike(server.base);
+    for (const [name, value] of browser.cookies) if (name !== 'nyckel_session') crossSite.cookies.set(name, value);
+    const renew = await authorizationRequest(one, { prompt: 'none', scope: 'openid email' });
+    expect((await exchange(one, await browserCode(crossSite, renew), renew)).claims()).toMatchObject({ sub: claims().sub });
+    for (const config of [one, two]) {
+      const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid email' });
+      const tokens = await exchange(config, await browserCode(browser, silent), silent);
+      expect(tokens.claims()).toMatchObject({ sub: claims().sub, email: 'rp-renew@example.com' });
+    }
   });
 
   it('signs no provider session in for a silent request that names an unknown client or an unregistered redirect URI', async () => {

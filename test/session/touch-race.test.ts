@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  addSessionMethods,
   createPortalSession,
   destroyPortalSession,
   getPortalSessionById,
   lastSeenWriteSeconds,
+  raisePortalSession,
 } from '../../src/session/portal-session.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 
 /**
  * Two requests of one browser at once: one records the session's use (last_seen, once a minute)
  * from the copy it read, while the other changes the session. The older copy must never undo the
- * change: the amr the first authenticator app raised, or a sign-out.
+ * change: the renewal under a new id when the first authenticator app raised the amr, or a sign-out.
  */
 let ctx: TestContext;
 beforeAll(async () => {
@@ -43,13 +43,17 @@ async function sessionDueForTouch() {
 }
 
 describe('recording a use of the session', () => {
-  it('does not undo an amr raised between its read and its write', async () => {
+  it('does not write back the old id of a session renewed (amr raised) between its read and its write', async () => {
     const session = await sessionDueForTouch();
-    afterNextRead(`session:${session.id}`, () => addSessionMethods(ctx, session, ['otp', 'mfa']));
+    let raised: Awaited<ReturnType<typeof raisePortalSession>> = null;
+    afterNextRead(`session:${session.id}`, async () => {
+      raised = await raisePortalSession(ctx, session, ['otp', 'mfa']);
+    });
     expect((await getPortalSessionById(ctx, session.id))?.amr).toEqual(['pwd']);
 
-    const after = await getPortalSessionById(ctx, session.id);
-    expect(after?.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(await ctx.store.get(`session:${session.id}`)).toBeNull();
+    expect(await getPortalSessionById(ctx, session.id)).toBeNull();
+    expect((await getPortalSessionById(ctx, raised!.id))?.amr).toEqual(['pwd', 'otp', 'mfa']);
   });
 
   it('does not write back a session signed out between its read and its write', async () => {
