@@ -359,11 +359,11 @@ describe('a relying party signs a person in with openid-client', () => {
     const crossSite = new BrowserLike(server.base);
     for (const [name, value] of browser.cookies) if (name !== 'nyckel_session') crossSite.cookies.set(name, value);
     const renew = await authorizationRequest(one, { prompt: 'none', scope: 'openid email' });
-    expect((await exchange(one, await browserCode(crossSite, renew), renew)).claims()).toMatchObject({ sub: claims().sub });
+    expect((await exchange(one, await browserCode(crossSite, renew), renew)).claims()).toMatchObject({ sub: claims()!.sub });
     for (const config of [one, two]) {
       const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid email' });
       const tokens = await exchange(config, await browserCode(browser, silent), silent);
-      expect(tokens.claims()).toMatchObject({ sub: claims().sub, email: 'rp-renew@example.com' });
+      expect(tokens.claims()).toMatchObject({ sub: claims()!.sub, email: 'rp-renew@example.com' });
     }
   });
 

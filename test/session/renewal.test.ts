@@ -28,7 +28,7 @@ afterAll(async () => {
   await ctx?.dispose();
 });
 
-async function passwordSession(accountId = randomUUID()): Promise<PortalSessionWithId> {
+async function passwordSession(accountId: string = randomUUID()): Promise<PortalSessionWithId> {
   return createPortalSession(ctx, { account_id: accountId, email: 'renew@example.com', amr: ['pwd'], auth_time: 1_000, ip: '192.0.2.1', user_agent: 'UA', persistent: true });
 }
 
