@@ -1,4 +1,5 @@
-import { linkSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -39,11 +40,11 @@ export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, lockFileName);
   for (;;) {
     if (placeLock(path)) break;
-    const owner = lockOwner(path);
-    if (owner !== undefined) throw new DataDirLockedError(dataDir, owner);
-    // Stale. Two processes taking over the same stale file at the same instant could both win;
-    // that needs a crash followed by two simultaneous starts, and is accepted.
-    rmSync(path, { force: true });
+    const lock = readLock(path);
+    // Released between our try and this read: try again.
+    if (lock === undefined) continue;
+    if (isHeld(path, lock.pid)) throw new DataDirLockedError(dataDir, lock.pid);
+    removeStaleLock(path, lock.text);
   }
   held.add(path);
   if (!removeAtExit) {
@@ -56,11 +57,12 @@ export function lockDataDir(dataDir: string): () => void {
 /**
  * Puts a lock file holding this process's pid at `path`, unless one is there: written under a
  * name of its own, then hard-linked into place, which fails if `path` exists. So of two processes
- * starting at once exactly one places it, and no one ever reads a lock file without its pid.
+ * starting at once exactly one places it, and no one ever reads a lock file without its pid. A
+ * random second line tells this lock from any other with the same pid (see removeStaleLock).
  */
 function placeLock(path: string): boolean {
   const own = `${path}.${process.pid}`;
-  writeFileSync(own, `${process.pid}\n`);
+  writeFileSync(own, `${process.pid}\n${randomBytes(8).toString('hex')}\n`);
   try {
     linkSync(own, path);
     return true;
@@ -94,22 +96,52 @@ export function exitIfDataDirLocked(error: unknown): never {
   throw error;
 }
 
-/** The live process holding the lock file at `path`, or undefined when it is stale. */
-function lockOwner(path: string): number | undefined {
-  let pid: number;
+/** The lock file at `path` as read: its text, and the pid in it (NaN when none). Undefined when there is none. */
+function readLock(path: string): { text: string; pid: number } | undefined {
   try {
-    pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
+    const text = readFileSync(path, 'utf8');
+    return { text, pid: Number.parseInt(text, 10) };
   } catch (error) {
-    // Released between our create and this read: stale as far as we are concerned, try again.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/** Whether the lock file at `path` naming `pid` is held by a live process, or is stale. */
+function isHeld(path: string, pid: number): boolean {
   // No pid: not a lock file placeLock wrote (those hold one from the start).
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   // Our own pid in a file we do not hold: written by an earlier process that got the same pid
   // (a restarted container, where the server's pid is the same on every start).
-  if (pid === process.pid) return held.has(path) ? pid : undefined;
-  return isAlive(pid) ? pid : undefined;
+  if (pid === process.pid) return held.has(path);
+  return isAlive(pid);
+}
+
+/**
+ * Removes the stale lock file that was read (its text, unique to each lock placed), and never
+ * another: two processes taking over one stale file at once would otherwise both remove "it", the
+ * second removing the lock the first had just placed, and both would open the database. The file
+ * is moved aside under a name of this process's own (rename is atomic, so only one process moves
+ * any one file) and read: when it is not the file that was read, it is another process's fresh
+ * lock, and is put back (a link, which fails only if yet another lock took its place meanwhile).
+ * Exported for its test.
+ */
+export function removeStaleLock(path: string, staleText: string): void {
+  const aside = `${path}.stale.${process.pid}`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    // Gone already: taken over and released by another process, or released by its owner.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    if (readFileSync(aside, 'utf8') !== staleText) linkSync(aside, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(aside, { force: true });
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDirLockedError, lockDataDir, lockFileName } from '../../src/db/data-dir-lock.ts';
+import { DataDirLockedError, lockDataDir, lockFileName, removeStaleLock } from '../../src/db/data-dir-lock.ts';
 import { createDb } from '../../src/db/knex.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -34,7 +34,7 @@ describe('the lock of an embedded data directory', () => {
     const dir = dataDir();
     const first = await createDb({ dataDir: dir });
     await first.raw('select 1');
-    expect(readFileSync(join(dir, lockFileName), 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(join(dir, lockFileName), 'utf8')).toMatch(new RegExp(`^${process.pid}\n[0-9a-f]{16}\n$`));
 
     const second = createDb({ dataDir: dir });
     await expect(second).rejects.toThrow(DataDirLockedError);
@@ -57,7 +57,7 @@ describe('the lock of an embedded data directory', () => {
     const dir = dataDir();
     writeFileSync(join(dir, lockFileName), `${deadPid()}\n`);
     const release = lockDataDir(dir);
-    expect(readFileSync(join(dir, lockFileName), 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(join(dir, lockFileName), 'utf8')).toMatch(new RegExp(`^${process.pid}\n[0-9a-f]{16}\n$`));
     release();
     expect(existsSync(join(dir, lockFileName))).toBe(false);
   });
@@ -68,6 +68,27 @@ describe('the lock of an embedded data directory', () => {
     const release = lockDataDir(dir);
     expect(() => lockDataDir(dir)).toThrow(DataDirLockedError);
     release();
+  });
+
+  it('of two processes taking over one stale lock at once, the second leaves the lock the first placed', () => {
+    const dir = dataDir();
+    const path = join(dir, lockFileName);
+    const stale = `${deadPid()}\n`;
+    writeFileSync(path, stale);
+    // Both read it and found it stale; the first removed it and placed its own lock meanwhile.
+    const fresh = `${process.ppid}\n0123456789abcdef\n`;
+    writeFileSync(path, fresh);
+
+    removeStaleLock(path, stale);
+    expect(readFileSync(path, 'utf8')).toBe(fresh);
+    expect(() => lockDataDir(dir)).toThrow(lockedMessage(dir, process.ppid));
+    expect(readdirSync(dir)).toEqual([lockFileName]);
+
+    // The stale file itself is removed, and the directory is then free.
+    writeFileSync(path, stale);
+    removeStaleLock(path, stale);
+    expect(existsSync(path)).toBe(false);
+    lockDataDir(dir)();
   });
 
   it('takes over an empty lock file (its process died before writing its pid)', () => {
