@@ -14,6 +14,7 @@ import {
   type PortalSessionWithId,
 } from '../../src/session/portal-session.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
+import { afterNextRead } from '../helpers/store-hooks.ts';
 
 /**
  * A session whose authentication level rises (the person activated their first authenticator
@@ -30,19 +31,6 @@ afterAll(async () => {
 
 async function passwordSession(accountId: string = randomUUID()): Promise<PortalSessionWithId> {
   return createPortalSession(ctx, { account_id: accountId, email: 'renew@example.com', amr: ['pwd'], auth_time: 1_000, ip: '192.0.2.1', user_agent: 'UA', persistent: true });
-}
-
-/** Runs `meanwhile` once, as soon as the next smembers of `key` has its answer. */
-function afterNextMembers(key: string, meanwhile: () => Promise<unknown>): void {
-  const smembers = ctx.store.smembers.bind(ctx.store);
-  ctx.store.smembers = async (read: string) => {
-    const members = await smembers(read);
-    if (read === key) {
-      ctx.store.smembers = smembers;
-      await meanwhile();
-    }
-    return members;
-  };
 }
 
 describe('raising a session’s authentication methods', () => {
@@ -101,7 +89,7 @@ describe('raising a session’s authentication methods', () => {
     const session = await passwordSession();
     await linkOidcSession(ctx, session.id, 'op-racing');
     // The new session is written; the sign-out lands before the old one is claimed.
-    afterNextMembers(`session:${session.id}:oidc`, () => destroyPortalSession(ctx, session.id));
+    afterNextRead(ctx.store, 'smembers', `session:${session.id}:oidc`, () => destroyPortalSession(ctx, session.id));
     expect(await raisePortalSession(ctx, session, ['otp', 'mfa'])).toBeNull();
     expect(await listPortalSessions(ctx, session.account_id)).toEqual([]);
     expect(await ctx.store.smembers(`account:${session.account_id}:sessions`)).toEqual([]);
@@ -111,7 +99,7 @@ describe('raising a session’s authentication methods', () => {
     const session = await passwordSession();
     await linkOidcSession(ctx, session.id, 'op-halfway');
     // destroyPortalSession's first step: the mark, then (after the renewal looked) the delete.
-    afterNextMembers(`session:${session.id}:oidc`, () => ctx.store.set(`session:${session.id}:ended`, 'ended', 600));
+    afterNextRead(ctx.store, 'smembers', `session:${session.id}:oidc`, () => ctx.store.set(`session:${session.id}:ended`, 'ended', 600));
     expect(await raisePortalSession(ctx, session, ['otp', 'mfa'])).toBeNull();
     await destroyPortalSession(ctx, session.id);
     expect(await listPortalSessions(ctx, session.account_id)).toEqual([]);
@@ -120,7 +108,7 @@ describe('raising a session’s authentication methods', () => {
   it('does not outlive signing the account out everywhere, when it lands after that read the account’s sessions', async () => {
     const session = await passwordSession();
     let raised: PortalSessionWithId | null = null;
-    afterNextMembers(`account:${session.account_id}:sessions`, async () => {
+    afterNextRead(ctx.store, 'smembers', `account:${session.account_id}:sessions`, async () => {
       raised = await raisePortalSession(ctx, session, ['otp', 'mfa']);
     });
     await destroyAccountPortalSessions(ctx, session.account_id);

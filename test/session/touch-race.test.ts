@@ -8,6 +8,7 @@ import {
   raisePortalSession,
 } from '../../src/session/portal-session.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
+import { afterNextRead } from '../helpers/store-hooks.ts';
 
 /**
  * Two requests of one browser at once: one records the session's use (last_seen, once a minute)
@@ -22,19 +23,6 @@ afterAll(async () => {
   await ctx?.dispose();
 });
 
-/** Runs `meanwhile` as soon as the next read of `key` has its answer, before its reader goes on. */
-function afterNextRead(key: string, meanwhile: () => Promise<unknown>): void {
-  const get = ctx.store.get.bind(ctx.store);
-  ctx.store.get = async (read: string) => {
-    const value = await get(read);
-    if (read === key) {
-      ctx.store.get = get;
-      await meanwhile();
-    }
-    return value;
-  };
-}
-
 async function sessionDueForTouch() {
   const session = await createPortalSession(ctx, { account_id: randomUUID(), email: 'race@example.com', amr: ['pwd'], auth_time: 0, ip: null, user_agent: null });
   // Past the minute: the next use writes last_seen.
@@ -46,7 +34,7 @@ describe('recording a use of the session', () => {
   it('does not write back the old id of a session renewed (amr raised) between its read and its write', async () => {
     const session = await sessionDueForTouch();
     let raised: Awaited<ReturnType<typeof raisePortalSession>> = null;
-    afterNextRead(`session:${session.id}`, async () => {
+    afterNextRead(ctx.store, 'get', `session:${session.id}`, async () => {
       raised = await raisePortalSession(ctx, session, ['otp', 'mfa']);
     });
     expect((await getPortalSessionById(ctx, session.id))?.amr).toEqual(['pwd']);
@@ -58,7 +46,7 @@ describe('recording a use of the session', () => {
 
   it('does not write back a session signed out between its read and its write', async () => {
     const session = await sessionDueForTouch();
-    afterNextRead(`session:${session.id}`, () => destroyPortalSession(ctx, session.id));
+    afterNextRead(ctx.store, 'get', `session:${session.id}`, () => destroyPortalSession(ctx, session.id));
     await getPortalSessionById(ctx, session.id);
     expect(await ctx.store.get(`session:${session.id}`)).toBeNull();
     expect(await getPortalSessionById(ctx, session.id)).toBeNull();
