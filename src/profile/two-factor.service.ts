@@ -50,6 +50,9 @@ export async function enrolmentQrCode(ctx: Context, session: PortalSessionWithId
  * passkey in another browser). A password-only session holding a secret from before must not
  * then replace the owner's app, nor gain `mfa` by activating its own (and with it the right to
  * remove the owner's passkeys). 403 `profile/mfa-required`, as setup answers it now.
+ *
+ * Answers the credential and the session as it goes on: under a new id when it gained `mfa`
+ * (raisePortalSession; the route sets the cookie), null when it was signed out meanwhile.
  */
 export async function activateEnrolment(
   ctx: Context,
