@@ -3,6 +3,7 @@ import type { CookieOptions, Request, Response } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { portalCookieNameFor, portalSessionId } from './portal-cookie.ts';
+import { capLeft, hasEnded, lastSeenWriteSeconds, nowSeconds, portalSessionTtlSeconds } from './session-deadlines.ts';
 
 /**
  * The signed-in session of the portal (profile, tenant selection, the OAuth interaction
@@ -36,15 +37,6 @@ export interface PortalSessionWithId extends PortalSession {
 
 export type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
-/** The hard cap: a session ends this long after its sign-in, however much it is used. */
-export const portalSessionTtlSeconds = 12 * 3600;
-/**
- * last_seen is rewritten only when the stored value is at least this old, so reading a session on
- * every request does not become a write on every request. It may therefore be up to this much
- * older than the last use: an unused session ends between SESSION_IDLE_MINUTES less a minute and
- * SESSION_IDLE_MINUTES after it, never later.
- */
-export const lastSeenWriteSeconds = 60;
 /**
  * How long a session's end is remembered, for a renewal of it under way (raisePortalSession). Far
  * longer than a request takes between reading a session and renewing it: every store command
@@ -116,34 +108,6 @@ export async function getPortalSessionById(ctx: SessionContext, id: string): Pro
 }
 
 /**
- * NIST SP 800-63B (AAL2) and ASVS 3.3.2 ask for a new sign-in after 30 minutes without use
- * (SESSION_IDLE_MINUTES), within the 12 h cap. A session signed in with "remember me" has only the
- * cap: the person chose to stay signed in on this device. Sessions from before last_seen was kept
- * count from their sign-in.
- */
-function hasEnded(config: Config, session: PortalSession, nowSeconds: number): boolean {
-  const { cap, idle } = deadlines(config, session);
-  return nowSeconds >= cap || (idle !== null && nowSeconds > idle);
-}
-
-/** Epoch seconds: the end of the 12 h, and of the idle time allowed from the last use (none with "remember me"). */
-function deadlines(config: Config, session: PortalSession): { cap: number; idle: number | null } {
-  const cap = session.created_at + portalSessionTtlSeconds;
-  if (session.persistent === true) return { cap, idle: null };
-  return { cap, idle: (session.last_seen ?? session.created_at) + config.sessionIdleMinutes * 60 };
-}
-
-/**
- * Seconds until the session ends if it is not used again (hasEnded). last_seen is written at
- * most once a minute, so this may be up to a minute short, never long. For the console's view of
- * an account's sessions.
- */
-export function secondsLeft(ctx: Pick<Context, 'config' | 'now'>, session: PortalSession): number {
-  const { cap, idle } = deadlines(ctx.config, session);
-  return Math.max(0, Math.min(cap, idle ?? cap) - nowSeconds(ctx));
-}
-
-/**
  * Reads a session without counting it as used (listing an account's sessions reads every one of
  * them). One that has ended is destroyed, so it also leaves the account's index.
  */
@@ -210,11 +174,6 @@ export async function raisePortalSession(
     return null;
   }
   return { id, ...raised };
-}
-
-/** Seconds left of the session's 12 h, as its TTL when written again (at least 1): use does not extend the cap. */
-function capLeft(ctx: SessionContext, session: PortalSession): number {
-  return Math.max(1, session.created_at + portalSessionTtlSeconds - nowSeconds(ctx));
 }
 
 export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
@@ -302,8 +261,4 @@ export function setPortalSessionCookie(res: Response, config: Config, id: string
 export function clearPortalSessionCookie(res: Response, config: Config): void {
   const { maxAge: _maxAge, ...options } = portalCookieOptions(config, false);
   res.clearCookie(portalCookieNameFor(config), options);
-}
-
-function nowSeconds(ctx: Pick<Context, 'now'>): number {
-  return Math.floor(ctx.now().getTime() / 1000);
 }

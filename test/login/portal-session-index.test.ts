@@ -5,8 +5,8 @@ import {
   destroyPortalSession,
   getPortalSessionById,
   listPortalSessions,
-  portalSessionTtlSeconds,
 } from '../../src/session/portal-session.ts';
+import { portalSessionTtlSeconds } from '../../src/session/session-deadlines.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 import { createAccount } from './fixtures.ts';
 

@@ -4,10 +4,9 @@ import type { SessionsAnswer } from '../../src/profile/sessions.service.ts';
 import {
   destroyAccountPortalSessions,
   destroyPortalSession,
-  lastSeenWriteSeconds,
-  portalSessionTtlSeconds,
   type PortalSession,
 } from '../../src/session/portal-session.ts';
+import { lastSeenWriteSeconds, portalSessionTtlSeconds } from '../../src/session/session-deadlines.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import * as client from 'openid-client';
 import { pkceAuthorization } from '../helpers/authorization.ts';

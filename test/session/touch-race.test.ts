@@ -4,9 +4,9 @@ import {
   createPortalSession,
   destroyPortalSession,
   getPortalSessionById,
-  lastSeenWriteSeconds,
   raisePortalSession,
 } from '../../src/session/portal-session.ts';
+import { lastSeenWriteSeconds } from '../../src/session/session-deadlines.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
 import { afterNextRead } from '../helpers/store-hooks.ts';
 

@@ -3,7 +3,8 @@ import { findAccountById } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { listAccountKeys } from '../../oidc/account-keys.ts';
-import { listPortalSessions, secondsLeft } from '../../session/portal-session.ts';
+import { listPortalSessions } from '../../session/portal-session.ts';
+import { secondsLeft } from '../../session/session-deadlines.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 
