@@ -163,9 +163,10 @@ export async function signOutSession(ctx: Context, provider: Provider, request: 
   const accountId = request.session.account_id;
   const target = (await listPortalSessions(ctx, accountId)).find((portal) => publicSessionId(portal.id) === publicId);
   if (!target) throw errors.notFound();
-  const uids = new Set(target.id === request.session.id ? await ownOidcSessions(ctx, provider, request) : await linkedOidcSessions(ctx, target.id));
-  // The session goes first: from here on its cookie opens nothing, whatever happens next.
-  await destroyPortalSession(ctx, target.id);
+  const uids = new Set(target.id === request.session.id ? await ownOidcSessions(ctx, provider, request) : []);
+  // The session goes first: from here on its cookie opens nothing, whatever happens next. With it
+  // the session it was renewed to since the list was read, and the OP sessions either signed in.
+  for (const uid of await destroyPortalSession(ctx, target.id)) uids.add(uid);
   const grants = await endOidc(provider, await listAccountKeys(ctx.store, accountId, { used: true }), {
     grant: (sessionUids) => [...sessionUids].some((uid) => uids.has(uid)),
     session: (uid) => uids.has(uid),

@@ -52,8 +52,12 @@ const accountIndex = (accountId: string) => `account:${accountId}:sessions`;
 const idOf = (member: string) => (member.startsWith('session:') ? member.slice('session:'.length) : member);
 /** The uids of the oidc-provider sessions this portal session signed in (see linkOidcSession). */
 const oidcLinks = (id: string) => `session:${id}:oidc`;
-/** Written when a session ends, before it is deleted (see raisePortalSession). */
+/**
+ * Written when a session ends, before it is deleted: `ended` by a sign-out, `renewed:<new id>` by
+ * a renewal (raisePortalSession), which a sign-out of the old id that comes after it follows.
+ */
 const endedGuard = (id: string) => `session:${id}:ended`;
+const renewedTo = (guard: string | null) => (guard?.startsWith('renewed:') ? guard.slice('renewed:'.length) : null);
 
 /**
  * The name of a session in the profile's list: it names the session without being usable as its
@@ -146,9 +150,11 @@ async function touch(ctx: SessionContext, { session, raw }: { session: PortalSes
  * ends it, except that the OP sessions it signed in move to the new id with their applications.
  *
  * Null when the old session ended meanwhile (a sign-out of it raced this): nothing is raised, and
- * the new session is ended too. A sign-out writes its guard before it deletes, and this claims
- * that guard first (setIfAbsent): whichever comes second sees the other. Signing the account out
- * everywhere reads the index once more after its first pass, for a session renewed meanwhile.
+ * the new session is ended too. A sign-out and this both claim the old id's guard (setIfAbsent)
+ * before they delete it, so whichever comes second sees the other: a sign-out that comes second
+ * (a revoke from another browser that listed the sessions a moment before) finds the new id in
+ * the guard and ends that session too. Signing the account out everywhere reads the index once
+ * more after its first pass, for a session renewed meanwhile.
  */
 export async function raisePortalSession(
   ctx: SessionContext,
@@ -166,7 +172,7 @@ export async function raisePortalSession(
   await Promise.all(uids.map(async (uid) => {
     if ((await signingInSession(ctx, uid)) === oldId) await linkSigningIn(ctx, uid, id);
   }));
-  const ended = !(await ctx.store.setIfAbsent(endedGuard(oldId), 'ended', endedGuardSeconds)) || !(await ctx.store.getDel(key(oldId)));
+  const ended = !(await ctx.store.setIfAbsent(endedGuard(oldId), `renewed:${id}`, endedGuardSeconds)) || !(await ctx.store.getDel(key(oldId)));
   await ctx.store.srem(accountIndex(raised.account_id), key(oldId));
   await ctx.store.del(oidcLinks(oldId));
   if (ended) {
@@ -176,14 +182,22 @@ export async function raisePortalSession(
   return { id, ...raised };
 }
 
-export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<void> {
+/**
+ * Signs the session `id` out, and the session it was renewed to if a renewal claimed it first
+ * (raisePortalSession): a revoke decided on the old id still ends the session it became. Answers
+ * the uids of the OP sessions the ended sessions had signed in (linkOidcSession), read before
+ * their links go, for the caller that ends those too.
+ */
+export async function destroyPortalSession(ctx: SessionContext, id: string): Promise<string[]> {
   // The guard first: a renewal that read the session before this delete does not outlive it.
-  await ctx.store.set(endedGuard(id), 'ended', endedGuardSeconds);
+  const renewal = (await ctx.store.setIfAbsent(endedGuard(id), 'ended', endedGuardSeconds)) ? null : renewedTo(await ctx.store.get(endedGuard(id)));
+  const uids = await ctx.store.smembers(oidcLinks(id));
   // One atomic read-and-delete: the session is gone before its bookkeeping is.
   const raw = await ctx.store.getDel(key(id));
   // An index entry in the old form (the bare id) is left to listPortalSessions to prune.
   if (raw) await ctx.store.srem(accountIndex((JSON.parse(raw) as PortalSession).account_id), key(id));
   await ctx.store.del(oidcLinks(id));
+  return renewal ? [...new Set([...uids, ...(await destroyPortalSession(ctx, renewal))])] : uids;
 }
 
 /**

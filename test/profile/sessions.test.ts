@@ -1,7 +1,9 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionsAnswer } from '../../src/profile/sessions.service.ts';
+import { getPortalSessionById, raisePortalSession, type PortalSessionWithId } from '../../src/session/portal-session.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { afterNextRead } from '../helpers/store-hooks.ts';
 import { call, getJson, person, registerClient, signedInBrowser, signInToApplication } from './helpers.ts';
 
 let server: TestServer;
@@ -56,6 +58,28 @@ describe('active sessions on /profile', () => {
     const after = await getJson<SessionsAnswer>(here, '/api/accounts/sessions');
     expect(after.body.sessions.map((s) => s.current)).toEqual([true]);
     expect(after.body.applications).toEqual([]);
+    const audit = await server.ctx.db('audit_events').where({ target_account_id: id, action: 'session.revoked' });
+    expect(audit.map((a) => a.details)).toEqual([{ session: other.id.slice(0, 12), current: false, grants: 1 }]);
+  });
+
+  it('signs out the session the listed one was renewed to, when the renewal lands between the list and the sign-out', async () => {
+    const { id, email } = await person(server);
+    const app = await signInToApplication(server, 'rp-crm', email);
+    const here = await signedInBrowser(server, email);
+    const { body } = await getJson<SessionsAnswer>(here, '/api/accounts/sessions');
+    const other = body.sessions.find((s) => !s.current)!;
+    const appSession = /^s%3A([^.]+)\./.exec(app.browser.cookies.get('nyckel_session')!)![1]!;
+
+    // The other browser turns on an authenticator app just after this revoke read its session.
+    let raised: PortalSessionWithId | null = null;
+    afterNextRead(server.ctx.store, 'get', `session:${appSession}`, async () => {
+      raised = await raisePortalSession(server.ctx, (await getPortalSessionById(server.ctx, appSession))!, ['otp', 'mfa']);
+    });
+    expect((await call(here, 'DELETE', `/api/accounts/sessions/${other.id}`)).status).toBe(204);
+
+    expect(raised).not.toBeNull();
+    expect(await getPortalSessionById(server.ctx, raised!.id)).toBeNull();
+    await expect(refresh(app)).rejects.toMatchObject({ error: 'invalid_grant' });
     const audit = await server.ctx.db('audit_events').where({ target_account_id: id, action: 'session.revoked' });
     expect(audit.map((a) => a.details)).toEqual([{ session: other.id.slice(0, 12), current: false, grants: 1 }]);
   });

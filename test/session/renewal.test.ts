@@ -105,6 +105,18 @@ describe('raising a session’s authentication methods', () => {
     expect(await listPortalSessions(ctx, session.account_id)).toEqual([]);
   });
 
+  it('is ended by a sign-out of the old id that comes after it, with the provider sessions it took over', async () => {
+    // A revoke from another browser decided on the old id (it listed the sessions a moment before).
+    const session = await passwordSession();
+    await linkOidcSession(ctx, session.id, 'op-followed');
+    const raised = (await raisePortalSession(ctx, session, ['otp', 'mfa']))!;
+
+    expect(await destroyPortalSession(ctx, session.id)).toEqual(['op-followed']);
+    expect(await getPortalSessionById(ctx, raised.id)).toBeNull();
+    expect(await linkedOidcSessions(ctx, raised.id)).toEqual([]);
+    expect(await listPortalSessions(ctx, session.account_id)).toEqual([]);
+  });
+
   it('does not outlive signing the account out everywhere, when it lands after that read the account’s sessions', async () => {
     const session = await passwordSession();
     let raised: PortalSessionWithId | null = null;
