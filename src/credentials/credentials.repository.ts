@@ -83,9 +83,13 @@ export async function createFirstPassword(db: Queryable, accountId: string, hash
   return (row as { id: string }).id;
 }
 
-/** Replaces a stored secret (a legacy password hash upgraded to argon2id). */
-export async function updateCredentialSecret(db: Queryable, id: string, secret: string): Promise<void> {
-  await db('credentials').where({ id }).update({ secret });
+/**
+ * Replaces a legacy password hash with its upgrade (argon2id), only while the stored hash is still
+ * the one that was verified: a reset or a change that landed during the (slow) legacy check keeps
+ * its new password, never overwritten by the old one's upgrade.
+ */
+export async function upgradeCredentialSecret(db: Queryable, id: string, verified: string, upgraded: string): Promise<void> {
+  await db('credentials').where({ id, secret: verified }).update({ secret: upgraded });
 }
 
 export async function touchCredential(db: Queryable, id: string, at: Date): Promise<void> {

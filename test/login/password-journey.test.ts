@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPasswordHash } from '../../src/credentials/credentials.repository.ts';
+import { hashPassword } from '../../src/credentials/password/hashing.ts';
+import { passwordVerifier } from '../../src/credentials/password/password.verifier.ts';
+import { loadAccountFacts } from '../../src/login/login-answer.ts';
 import { reserveAttempt } from '../../src/login/lockout.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, passwordHashOf } from './fixtures.ts';
@@ -120,6 +124,19 @@ describe('sign-in with a password', () => {
     const upgraded = await passwordHashOf(t.ctx.db, account.id);
     expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect((await signInWithPassword(t.agent(), account.email, 'Legacy-Pass-42')).body.state).toBe('Done');
+  });
+
+  it('does not upgrade over a password set while the legacy hash was being checked (a reset racing the old password)', async () => {
+    const account = await createAccount(t.ctx.db, { bcryptPassword: 'Old-Leaked-42' });
+    // The sign-in has read the bcrypt hash; the owner's reset lands before its check ends.
+    const facts = await loadAccountFacts(t.ctx, account.email);
+    const reset = await hashPassword('Brand-New-Secret-7');
+    await t.ctx.db.transaction((trx) => setPasswordHash(trx, account.id, reset, new Date()));
+    const result = await passwordVerifier.verify({ ctx: t.ctx, session: {} as never, ...facts }, { password: 'Old-Leaked-42' });
+    expect(result.ok).toBe(true);
+    expect(await passwordHashOf(t.ctx.db, account.id)).toBe(reset);
+    expect((await signInWithPassword(t.agent(), account.email, 'Old-Leaked-42')).status).toBe(401);
+    expect((await signInWithPassword(t.agent(), account.email, 'Brand-New-Secret-7')).body.state).toBe('Done');
   });
 
   it('sends stakeholders who are not users to /auth/athena and an OAuth interaction back to it', async () => {

@@ -1,5 +1,5 @@
 import { loginErrors } from '../../login/login-errors.ts';
-import { updateCredentialSecret } from '../credentials.repository.ts';
+import { upgradeCredentialSecret } from '../credentials.repository.ts';
 import type { Verifier, VerifyResult } from '../verifier.ts';
 import { verifyAgainstDummy, verifyPassword } from './hashing.ts';
 
@@ -12,7 +12,8 @@ const invalid = (): VerifyResult => ({ ok: false, error: loginErrors.invalidCred
 /**
  * Password as a first factor. An unknown account, or one without a password, is checked against
  * a dummy argon2id hash and gets the same `invalid_credentials` as a wrong password: neither the
- * answer nor its timing says which it was. A legacy bcrypt hash that verifies is upgraded.
+ * answer nor its timing says which it was. A legacy bcrypt hash that verifies is upgraded, unless a
+ * new password replaced it meanwhile.
  */
 export const passwordVerifier: Verifier<PasswordProof> = {
   kind: 'first',
@@ -25,7 +26,7 @@ export const passwordVerifier: Verifier<PasswordProof> = {
     }
     const outcome = await verifyPassword(credential.secret, password);
     if (!outcome.ok) return invalid();
-    if (outcome.upgradedHash) await updateCredentialSecret(ctx.db, credential.id, outcome.upgradedHash);
+    if (outcome.upgradedHash) await upgradeCredentialSecret(ctx.db, credential.id, credential.secret, outcome.upgradedHash);
     return { ok: true, factor: 'password', amr: ['pwd'], credentialId: credential.id };
   },
 };
