@@ -95,9 +95,9 @@ function openBatch(store: Store): TokenBatch {
 
 /**
  * Koa middleware for oidc-provider (provider.use): opens a batch for each token request and, once
- * oidc-provider has built its answer, sends what was collected and holds the answer until it is
- * stored, replacing the answer when the claim was lost, the grant was revoked meanwhile or the
- * store failed.
+ * oidc-provider has built its answer, sends what was collected (nothing, when the answer is an
+ * error) and holds the answer until it is stored, replacing the answer when the claim was lost,
+ * the grant was revoked meanwhile or the store failed.
  */
 export function settleTokenRequests(provider: Provider, store: Store) {
   return async (koa: KoaContextWithOIDC, next: () => Promise<void>) => {
@@ -105,6 +105,7 @@ export function settleTokenRequests(provider: Provider, store: Store) {
     const batch = openBatch(store);
     batches.set(koa, batch);
     await next();
+    if (koa.status >= 400) discardPending(batch);
     try {
       if (await batch.flush()) return;
       if (batch.grantGone) {
@@ -125,6 +126,18 @@ export function settleTokenRequests(provider: Provider, store: Store) {
       answer(koa, failure(provider, koa, error));
     }
   };
+}
+
+/**
+ * An error answer (oidc-provider's own, after a consume: the database failing the ID token's
+ * claims, say) carries no token, so what the request collected is not sent: the code or refresh
+ * token stays unused and nothing is stored for it. Sent, the client's retry, which a 503 invites,
+ * would be a replay and revoke the grant. A claim sent earlier in the request, and lost, still
+ * turns the answer into invalid_grant (flush).
+ */
+function discardPending(batch: TokenBatch): void {
+  batch.claim = undefined;
+  batch.writes.length = 0;
 }
 
 /**

@@ -26,14 +26,15 @@ export interface Authorization {
   state: string;
 }
 
-export function authorizationRequest(): Authorization {
+export function authorizationRequest(scope = 'openid email'): Authorization {
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(8).toString('base64url');
   const query = new URLSearchParams({
     client_id: relyingParty.client_id,
     response_type: 'code',
     redirect_uri: relyingParty.redirect_uri,
-    scope: 'openid email',
+    scope,
+    ...(scope.includes('offline_access') && { prompt: 'consent' }),
     state,
     nonce: randomBytes(8).toString('base64url'),
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
@@ -62,8 +63,13 @@ export function callbackOf(url: URL, authorization: Authorization): string {
 }
 
 /** A full authorization: /oauth2/authorize, /login, back to the relying party with a code. */
-export async function authorizationCode(browser: BrowserLike, email: string, password: string): Promise<{ code: string; authorization: Authorization }> {
-  const authorization = authorizationRequest();
+export async function authorizationCode(
+  browser: BrowserLike,
+  email: string,
+  password: string,
+  scope?: string,
+): Promise<{ code: string; authorization: Authorization }> {
+  const authorization = authorizationRequest(scope);
   const { url } = await browser.follow(authorization.path);
   const redirect = await signInOnLoginPage(browser, url, email, password);
   const { url: callback } = await browser.follow(redirect);
@@ -77,16 +83,25 @@ export interface TokenAnswer {
 
 /** The relying party's code exchange at /oauth2/token (client_secret_basic, PKCE). */
 export async function exchangeCode(base: string, code: string, verifier: string): Promise<TokenAnswer> {
+  return tokenRequest(base, { grant_type: 'authorization_code', code, redirect_uri: relyingParty.redirect_uri, code_verifier: verifier });
+}
+
+async function tokenRequest(base: string, params: Record<string, string>): Promise<TokenAnswer> {
   const response = await fetch(`${base}/oauth2/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: `Basic ${Buffer.from(`${relyingParty.client_id}:${relyingParty.client_secret}`).toString('base64')}`,
     },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: relyingParty.redirect_uri, code_verifier: verifier }),
+    body: new URLSearchParams(params),
     signal: AbortSignal.timeout(10_000),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The relying party's refresh grant at /oauth2/token (client_secret_basic). */
+export async function refreshGrant(base: string, refreshToken: string): Promise<TokenAnswer> {
+  return tokenRequest(base, { grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
 /** Repeats `attempt` every 250 ms until it answers something other than 503, or `withinMs` passes. */

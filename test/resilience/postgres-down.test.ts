@@ -6,7 +6,7 @@ import type { Db } from '../../src/db/knex.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { createTestDb } from '../helpers/context.ts';
 import { startRelay, type Relay } from '../helpers/tcp-relay.ts';
-import { BrowserLike, sharedSecrets, untilAvailable } from './journeys.ts';
+import { authorizationCode, BrowserLike, exchangeCode, refreshGrant, registerRelyingParty, sharedSecrets, untilAvailable } from './journeys.ts';
 import { startNyckel, type NyckelProcess } from './nyckel-process.ts';
 
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
@@ -31,7 +31,8 @@ describe.skipIf(!shared)('PostgreSQL outage under a running Nyckel', () => {
     ({ db, drop } = database);
     target = new URL(database.databaseUrl!);
     const secrets = sharedSecrets();
-    for (const email of ['before@example.com', 'during@example.com']) await createAccount(db, { email, password });
+    for (const email of ['before@example.com', 'during@example.com', 'tokens@example.com']) await createAccount(db, { email, password });
+    await registerRelyingParty(db);
     const operatorId = await createAccount(db, { email: 'operator@example.com', password });
     const totpSecret = newTotpSecret();
     await db('credentials').insert({ account_id: operatorId, type: 'totp', secret: createSecretBox(Buffer.from(secrets.ENCRYPTION_KEY, 'base64')).seal(totpSecret) });
@@ -108,6 +109,33 @@ describe.skipIf(!shared)('PostgreSQL outage under a running Nyckel', () => {
     expect(done.body.state).toBe('Done');
     expect((await db('accounts').where({ id: account.id }).first('last_login_at')).last_login_at).not.toBeNull();
     expect(await db('audit_events').where({ action: 'login.succeeded', target_account_id: account.id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+  });
+
+  it('cut after a token request used its code or refresh token (the ID token’s tenants): 503, and the retry gets the tokens, not a replay’s revocation', async () => {
+    const browser = new BrowserLike(nyckel.base);
+    const { code, authorization } = await authorizationCode(browser, 'tokens@example.com', password, 'openid email offline_access tenants');
+    // oidc-provider uses the code, then reads the account's tenants for the ID token: that read never arrives.
+    let cut = relay.cutOn('from "tenant_access"');
+    const during = await exchangeCode(nyckel.base, code, authorization.verifier);
+    await cut;
+    expect(during.status).toBe(503);
+    expect(during.body).toMatchObject({ error: 'temporarily_unavailable' });
+    await restoreDatabase();
+    const { answer: exchanged } = await untilAvailable(10_000, () => exchangeCode(nyckel.base, code, authorization.verifier));
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body.refresh_token).toEqual(expect.any(String));
+
+    cut = relay.cutOn('from "tenant_access"');
+    const refreshToken = exchanged.body.refresh_token as string;
+    const refreshDuring = await refreshGrant(nyckel.base, refreshToken);
+    await cut;
+    expect(refreshDuring.status).toBe(503);
+    await restoreDatabase();
+    const { answer: refreshed } = await untilAvailable(10_000, () => refreshGrant(nyckel.base, refreshToken));
+    expect(refreshed.status).toBe(200);
+    // The grant lives: the first access token still opens userinfo.
+    const userinfo = await fetch(`${nyckel.base}/oauth2/userinfo`, { headers: { authorization: `Bearer ${exchanged.body.access_token as string}` } });
+    expect(userinfo.status).toBe(200);
   });
 
   it('cut in the middle of an operator change: 503, no half-written rows, and the change goes through once the database is back', async () => {
