@@ -33,8 +33,18 @@ export const tokenTtl = {
   Interaction: 3600,
 } as const;
 
-/** oidc-provider's session cookie (and its signature cookie). */
+/** oidc-provider's session cookie (and its signature cookie, `<name>.sig`) over plain HTTP; see providerSessionCookieFor. */
 export const providerSessionCookie = 'nyckel_op_session';
+
+/**
+ * `__Host-nyckel_op_session` when cookies are Secure, as the portal's own (portal-cookie.ts): the
+ * browser takes it only from this origin, with Path=/ and no Domain. A sibling subdomain could
+ * otherwise plant a copy of its own signed-in OP session cookie for the parent domain, and the
+ * person's next authorization would sign them in to the relying party as the attacker.
+ */
+export function providerSessionCookieFor(config: Pick<Config, 'secureCookies'>): string {
+  return config.secureCookies ? `__Host-${providerSessionCookie}` : providerSessionCookie;
+}
 
 /** Scopes clients may ask for; `tenants` releases the account's active tenant list. */
 const scopes = ['openid', 'offline_access', 'email', 'profile', 'tenants'];
@@ -75,7 +85,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       // browsers only accept with Secure: POST is enabled only when Nyckel is served over https.
       long: { httpOnly: true, sameSite: ctx.config.secureCookies ? 'none' : 'lax', secure: ctx.config.secureCookies },
       short: { httpOnly: true, sameSite: 'lax', secure: ctx.config.secureCookies },
-      names: { session: providerSessionCookie, interaction: 'nyckel_interaction', resume: 'nyckel_interaction_resume' },
+      names: { session: providerSessionCookieFor(ctx.config), interaction: 'nyckel_interaction', resume: 'nyckel_interaction_resume' },
     },
     routes: {
       authorization: '/authorize',
@@ -207,6 +217,7 @@ function resumesAuthorization(state: unknown, issuer: string): boolean {
  */
 export function clearProviderSessionCookie(res: Response, config: Config): void {
   const options = { httpOnly: true, path: '/', sameSite: config.secureCookies ? ('none' as const) : ('lax' as const), secure: config.secureCookies };
-  res.clearCookie(providerSessionCookie, options);
-  res.clearCookie(`${providerSessionCookie}.sig`, options);
+  const name = providerSessionCookieFor(config);
+  res.clearCookie(name, options);
+  res.clearCookie(`${name}.sig`, options);
 }

@@ -32,14 +32,14 @@ export function createAccountRouter(ctx: Context, provider: Provider): Router {
   router.post('/api/accounts/password', requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
     const input = parse(changePasswordBody, req.body ?? {});
-    const { knownBrowser, ...answer } = await changePassword(ctx, provider, { ...sessionRequest(req, session), ...thisBrowser(req, ctx.config) }, input);
+    const { knownBrowser, ...answer } = await changePassword(ctx, provider, { ...sessionRequest(req, session, ctx.config), ...thisBrowser(req, ctx.config) }, input);
     if (knownBrowser) setKnownBrowserCookie(res, ctx.config, knownBrowser);
     res.json(answer);
   });
 
   router.post('/api/accounts/password/setup-link', requireJsonBody, async (req, res) => {
     const session = await requireSignedIn(ctx, req);
-    await sendPasswordSetupLink(ctx, sessionRequest(req, session));
+    await sendPasswordSetupLink(ctx, sessionRequest(req, session, ctx.config));
     res.status(202).json({ status: 'accepted' });
   });
 

@@ -2,12 +2,11 @@ import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import { knownBrowserCookie } from '../login/known-browser.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
+import { providerSessionCookieFor } from '../oidc/provider.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import type { SessionRequest } from './sessions.service.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
-/** oidc-provider's session cookie (src/oidc/provider.ts cookies.names.session). */
-const opSessionCookie = 'nyckel_op_session';
 
 export function clientInfo(req: Request): ClientInfo {
   return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
@@ -19,8 +18,12 @@ export function thisBrowser(req: Request, config: Pick<Config, 'secureCookies'>)
 }
 
 /** What the session and password services need of a request. */
-export function sessionRequest(req: Request, session: PortalSessionWithId): SessionRequest & { acceptLanguage: string | undefined } {
-  const cookie = (req.cookies as Record<string, unknown> | undefined)?.[opSessionCookie];
+export function sessionRequest(
+  req: Request,
+  session: PortalSessionWithId,
+  config: Pick<Config, 'secureCookies'>,
+): SessionRequest & { acceptLanguage: string | undefined } {
+  const cookie = (req.cookies as Record<string, unknown> | undefined)?.[providerSessionCookieFor(config)];
   return {
     session,
     opSessionCookie: typeof cookie === 'string' && cookie !== '' ? cookie : undefined,

@@ -23,11 +23,11 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
 
   router.get('/api/accounts/sessions', async (req, res) => {
-    res.json(await listSessions(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req))));
+    res.json(await listSessions(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req), ctx.config)));
   });
 
   router.delete('/api/accounts/sessions/:id', async (req, res) => {
-    await signOutSession(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req)), String(req.params.id));
+    await signOutSession(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req), ctx.config), String(req.params.id));
     res.status(204).end();
   });
 
@@ -35,21 +35,21 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   // ended: the browser's cookies are cleared either way.
   router.post('/api/accounts/sessions/sign-out', requireJsonBody, async (req, res) => {
     const session = await getPortalSession(ctx, req);
-    if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session)).catch(unlessNotFound);
+    if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session, ctx.config)).catch(unlessNotFound);
     clearPortalSessionCookie(res, ctx.config);
     clearProviderSessionCookie(res, ctx.config);
     res.json({ status: 'signed_out' });
   });
 
   router.post('/api/accounts/sessions/sign-out-others', requireJsonBody, async (req, res) => {
-    const request = { ...sessionRequest(req, await requireSignedIn(ctx, req)), ...thisBrowser(req, ctx.config) };
+    const request = { ...sessionRequest(req, await requireSignedIn(ctx, req), ctx.config), ...thisBrowser(req, ctx.config) };
     const { knownBrowser, ...counts } = await signOutOthers(ctx, provider, request);
     if (knownBrowser) setKnownBrowserCookie(res, ctx.config, knownBrowser);
     res.json(counts);
   });
 
   router.delete('/api/accounts/applications/:id', async (req, res) => {
-    await revokeApplication(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req)), String(req.params.id));
+    await revokeApplication(ctx, provider, sessionRequest(req, await requireSignedIn(ctx, req), ctx.config), String(req.params.id));
     res.status(204).end();
   });
 
