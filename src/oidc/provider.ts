@@ -183,6 +183,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   });
   provider.use(async (koa, next) => {
     await next();
+    await askBeforeSigningOut(koa as KoaContextWithOIDC, ctx.config);
     const id = portalSessionToEnd.get(koa);
     if (!id) return;
     await endLinkedProviderSessions(inProvider, provider, id);
@@ -209,6 +210,22 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
 function resumesAuthorization(state: unknown, issuer: string): boolean {
   const target = (state as { postLogoutRedirectUri?: unknown } | undefined)?.postLogoutRedirectUri;
   return typeof target === 'string' && target.startsWith(`${issuer}/authorize/`);
+}
+
+/**
+ * oidc-provider asks "sign out?" only when its session in the browser has an account; without one
+ * it posts "yes" by itself, which would end the Nyckel session of a browser signed in at /login
+ * alone, for any site that sends it to /oauth2/logout. With a Nyckel session cookie the person is
+ * asked, as RP-Initiated Logout 1.0 section 2 has it, on the same form oidc-provider would show.
+ */
+async function askBeforeSigningOut(koa: KoaContextWithOIDC, config: Config): Promise<void> {
+  // Koa's context: `oidc` is there only on oidc-provider's own routes.
+  if ((koa.oidc as KoaContextWithOIDC['oidc'] | undefined)?.route !== 'end_session' || koa.status !== 200) return;
+  const session = koa.oidc.session;
+  const secret = (session?.state as { secret?: unknown } | undefined)?.secret;
+  if (!session || session.accountId || typeof secret !== 'string' || !portalSessionId(config, koa.req as unknown as Request)) return;
+  const action = koa.oidc.urlFor('end_session_confirm');
+  await logoutSource(koa, `<form id="op.logoutForm" method="post" action="${action}"><input type="hidden" name="xsrf" value="${secret}"/></form>`);
 }
 
 /**

@@ -672,6 +672,32 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(((await ping.json()) as { email: string | null }).email).toBeNull();
   });
 
+  it('asks before signing out a browser signed in to Nyckel alone: another site sending it to /oauth2/logout ends nothing', async () => {
+    await createAccount(server.ctx.db, { email: 'rp-portal-only@example.com', password });
+    const browser = new BrowserLike(server.base);
+    await signInThroughPortal(browser, new URL('/login', server.base), { email: 'rp-portal-only@example.com' });
+    const email = async () => ((await (await browser.request('/auth/login/ping')).json()) as { email: string | null }).email;
+    expect(await email()).toBe('rp-portal-only@example.com');
+
+    // A browser runs the page's own scripts: were it the form oidc-provider posts by itself, this
+    // would post logout=yes. It is the question, whose form says nothing until a button is pressed.
+    const html = await (await browser.request('/oauth2/logout', { headers: { 'accept-language': 'en' } })).text();
+    expect(html).toContain('Sign out of Nyckel?');
+    expect(html).toContain('name="logout"');
+    await browser.followThroughForms('/oauth2/logout');
+    expect(await email()).toBe('rp-portal-only@example.com');
+
+    // "Yes, sign me out" does.
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await (await browser.request('/oauth2/logout')).text())![1]!;
+    const confirm = await browser.request('/oauth2/logout/confirm', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }),
+    });
+    expect(confirm.status).toBe(303);
+    expect(await email()).toBeNull();
+  });
+
   it('"Yes" also ends the applications an earlier provider session of the same Nyckel sign-in opened', async () => {
     const [one, two] = [await discover('rp-one'), await discover('rp-two')];
     const browser = new BrowserLike(server.base);
