@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
-import { limitByIp } from '../http/rate-limit.ts';
+import { limitByIp, rateLimitsFor } from '../http/rate-limit.ts';
 import { parse } from '../http/validate.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { setPortalSessionCookie } from '../session/portal-session.ts';
@@ -15,21 +15,30 @@ const activateBody = z.object({ totp_code: z.string().max(64).nullish() });
 /**
  * TOTP enrolment and remembered devices for a signed-in person (portal session cookie; 401
  * `unauthorized` without one). Mounted on the api router: JSON, no-store, same-origin check.
- * Enrolment spends the per-IP budget of the sign-in calls (429 `too_many_requests`), before the
- * session is read: each call stores a secret, draws a QR code, or writes a credential and mails a
- * notice, which a person does a few times, never hundreds of times a quarter hour.
+ * Enrolment spends the per-IP budget of the sign-in calls (429 `too_many_requests`): each call
+ * stores a secret, draws a QR code, or writes a credential and mails a notice, which a person does
+ * a few times, never hundreds of times a quarter hour. The POST spends before the session is read
+ * (the same-origin check has refused other sites already); the GETs after.
  */
 export function createTwoFactorRouter(ctx: Context): Router {
   const router = Router();
   const limited = limitByIp(ctx);
   const info = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
 
-  router.get('/auth/tfa/setup', limited, async (req, res) => {
-    res.json(await startEnrolment(ctx, await requireSignedIn(ctx, req)));
+  // The GETs check the session before they spend: another site's <img> of them carries no
+  // SameSite=Lax cookie and must not spend the budget everyone behind the address signs in with.
+  const signedInThenLimited = async (req: Request) => {
+    const session = await requireSignedIn(ctx, req);
+    await rateLimitsFor(ctx).consume('ip', req.ip ?? 'unknown');
+    return session;
+  };
+
+  router.get('/auth/tfa/setup', async (req, res) => {
+    res.json(await startEnrolment(ctx, await signedInThenLimited(req)));
   });
 
-  router.get('/auth/qrcode', limited, async (req, res) => {
-    const png = await enrolmentQrCode(ctx, await requireSignedIn(ctx, req));
+  router.get('/auth/qrcode', async (req, res) => {
+    const png = await enrolmentQrCode(ctx, await signedInThenLimited(req));
     res.set('Cache-Control', 'no-store').type('image/png').send(png);
   });
 

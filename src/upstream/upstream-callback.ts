@@ -51,10 +51,12 @@ export async function completeCallback(ctx: Context, input: CallbackInput): Prom
   let tx: UpstreamTransaction | null = null;
   try {
     tx = state ? await takeTransaction(ctx, state) : null;
-    // The per-IP budget is answered like any refusal here: a redirect to where the person came from.
-    await rateLimitsFor(ctx).consume('ip', input.info.ip ?? 'unknown');
     if (!tx || !input.cookie || !sameState(input.cookie.state, state)) throw upstreamErrors.stateMismatch();
     if (tx.provider !== input.provider) throw upstreamErrors.stateMismatch();
+    // The per-IP budget, once the callback is this browser's (a stranger's request spends nothing
+    // of the address's budget), before the provider is asked; answered like any refusal here: a
+    // redirect to where the person came from.
+    await rateLimitsFor(ctx).consume('ip', input.info.ip ?? 'unknown');
     const identity = await exchangeCode(ctx, tx, input.query);
     switch (tx.purpose) {
       case 'login':

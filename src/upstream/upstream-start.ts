@@ -36,18 +36,13 @@ export async function startFromLogin(
   input: { provider: string; purpose: 'login' | 'link-after-code'; cookieId: string | undefined; sessionId: string; ip: string },
 ): Promise<StartRedirect> {
   let session: LoginSession | null = null;
-  // Every call spends its point, also one whose session is missing; a spent budget is answered
-  // once the session is known, so the redirect keeps it.
-  const budget = rateLimitsFor(ctx)
-    .consume('ip', input.ip)
-    .then(
-      () => null,
-      (error: unknown) => error,
-    );
   try {
+    // The session first: a call without this browser's login cookie (another site's <img>, which
+    // carries no SameSite=Lax cookie) spends nothing of the address's budget, which everyone
+    // behind the address signs in with. A spent budget is answered with the session known, so
+    // the redirect keeps it.
     session = await requireLoginSession(ctx, input.cookieId, input.sessionId);
-    const refused = await budget;
-    if (refused) throw refused;
+    await rateLimitsFor(ctx).consume('ip', input.ip);
     assertState(session, input.purpose === 'login' ? 'CredentialsRequired' : 'AskedCreateCredential');
     const provider = configuredProvider(ctx, input.provider);
     return await begin(ctx, {

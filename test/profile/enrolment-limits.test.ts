@@ -1,4 +1,4 @@
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rateLimitsFor } from '../../src/http/rate-limit.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -53,4 +53,22 @@ it.each([
     body: { detail: [{ type: 'too_many_requests', msg: 'Too many requests, try again later' }] },
   });
   expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+});
+
+it.each([
+  ['GET /auth/tfa/setup', '/auth/tfa/setup'],
+  ['GET /auth/qrcode', '/auth/qrcode'],
+])('%s without the session cookie (another site’s <img>) is 401 and spends nothing of the budget', async (_name, path) => {
+  addresses += 1;
+  const ip = `203.0.113.${addresses}`;
+  const account = await createTotpAccount(t.ctx, { totp: 0 });
+  const browser = t.agent().set('X-Forwarded-For', ip);
+  await signIn(t.ctx, browser, account);
+  await spendAllButOne(ip);
+
+  for (let i = 0; i < 5; i += 1) {
+    const res = await request(t.server).get(path).set('X-Forwarded-For', ip).set('Sec-Fetch-Site', 'cross-site');
+    expect(res.status).toBe(401);
+  }
+  expect((await browser.get(path)).status).toBe(200);
 });
