@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { impersonationChecks, impersonationOfToken, isImpersonationSession, type ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
+import { impersonationChecks, impersonationOfToken, isImpersonationSession, isImpersonationToken, type ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { createFindAccount } from './account.ts';
@@ -130,7 +130,13 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
       // client's token is answered as an unknown one (introspection: inactive; revocation: 200
       // with no effect, where oidc-provider's default answers 400 and so tells it the token is live).
       revocation: { enabled: true, allowedPolicy: (_koa, client, token) => token.clientId === client.clientId },
-      introspection: { enabled: true, allowedPolicy: (_koa, client, token) => token.clientId === client.clientId },
+      // An impersonation's token whose operator is no longer an admin is inactive here too, as
+      // userinfo refuses it (findAccount): introspection does not ask findAccount.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_koa, client, token) =>
+          token.clientId === client.clientId && (!isImpersonationToken(token) || (await impersonationOf(token)) !== null),
+      },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       userinfo: { enabled: true },
       resourceIndicators: { enabled: false },

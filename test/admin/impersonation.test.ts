@@ -399,12 +399,14 @@ describe('operators and their roles', () => {
     const authorization = await appAuthorization('openid email');
     const tokens = await exchange(await followAll(browser, authorization.url.toString()), authorization);
     expect(tokens.claims()!.act).toEqual({ sub: revoked.id, email: revoked.email });
+    expect(await client.tokenIntrospection(rp, tokens.access_token)).toMatchObject({ active: true, act: { sub: revoked.id } });
 
     const second = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'pending' });
     await browser.follow(second.body.url);
     await server.ctx.db('operator_roles').where({ account_id: revoked.id }).delete();
 
     await expect(client.fetchUserInfo(rp, tokens.access_token, target.id)).rejects.toMatchObject({ status: 401 });
+    expect(await client.tokenIntrospection(rp, tokens.access_token)).toEqual({ active: false });
     // The hand-off opened before the revocation signs no one in as the person.
     const next = await appAuthorization('openid email');
     const own = (await exchange(await followAll(browser, next.url.toString()), next)).claims()!;
