@@ -71,9 +71,20 @@ function logConnectionChanges(client: Redis, url: string, logger: ConnectionLogg
  * Error replies that mean the server cannot serve now, not that the command was wrong: a replica
  * after a failover (READONLY), out of memory (OOM), loading its data set (LOADING), stuck in a
  * script (BUSY), a replica without its primary (MASTERDOWN), a cluster resharding or down
- * (TRYAGAIN, CLUSTERDOWN). Each passes once Redis recovers; the client may retry (503).
+ * (TRYAGAIN, CLUSTERDOWN), writes refused after a failed save (MISCONF: a full disk, say) or for
+ * want of replicas (NOREPLICAS). Each passes once Redis recovers; the client may retry (503).
  */
-const outageReplies = new Set(['READONLY', 'OOM', 'LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN']);
+const outageReplies = new Set(['READONLY', 'OOM', 'LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'MISCONF', 'NOREPLICAS']);
+
+/**
+ * The error as it may be logged: its name and message, without the `command` ioredis attaches to
+ * a reply error, whose arguments are keys and values holding bearer secrets (tokens, session ids).
+ */
+function withoutCommand(error: Error): Error {
+  const bare = new Error(error.message);
+  bare.name = error.name;
+  return bare;
+}
 
 /** The reply's code is its first word (`-READONLY You can't write...`). */
 function isOutageReply(error: Error): boolean {
@@ -129,7 +140,8 @@ export class RedisStore implements Store {
   /**
    * Runs one command and maps connection failures, and the replies by which Redis says it cannot
    * serve right now (outageReplies), to StoreUnavailableError. Its other replies (WRONGTYPE, a
-   * script error and the like) are bugs, not outages, and pass through unchanged.
+   * script error and the like) are bugs, not outages, and pass through as errors of their own.
+   * Neither carries the command's arguments (withoutCommand).
    */
   async #run<T>(command: () => Promise<T>): Promise<T> {
     // While reconnecting the server is known to be gone: fail now rather than queue and time out.
@@ -139,8 +151,8 @@ export class RedisStore implements Store {
     try {
       return await command();
     } catch (error) {
-      if (error instanceof ReplyError && !isOutageReply(error as Error)) throw error;
-      throw new StoreUnavailableError(`Redis is unavailable: ${(error as Error).message}`, { cause: error });
+      if (error instanceof ReplyError && !isOutageReply(error as Error)) throw withoutCommand(error as Error);
+      throw new StoreUnavailableError(`Redis is unavailable: ${(error as Error).message}`, { cause: withoutCommand(error as Error) });
     }
   }
 

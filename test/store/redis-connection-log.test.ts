@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/create-store.ts';
 import { RedisStore, type ConnectionLogger } from '../../src/store/redis-store.ts';
+import { stdSerializers } from 'pino';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { freePort } from '../helpers/free-port.ts';
 
@@ -131,6 +132,9 @@ describe('a RedisStore that cannot connect', () => {
   });
 });
 
+/** What the app's logger (pino, its default `err` serializer) writes of an error, its cause included. */
+const serializeError = (error: unknown) => stdSerializers.err(error as Error);
+
 describe('a RedisStore whose server answers that it cannot serve now', () => {
   /** A store on a fake server that took it for ready ('+OK') and now answers every command with `reply`. */
   async function storeAnswered(reply: string): Promise<RedisStore> {
@@ -151,18 +155,26 @@ describe('a RedisStore whose server answers that it cannot serve now', () => {
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
     'TRYAGAIN Multiple keys request during rehashing of slot',
     'CLUSTERDOWN The cluster is down',
-  ])('turns "-%s" into StoreUnavailableError (503), for commands and scripts alike', async (reply) => {
+    'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+    'NOREPLICAS Not enough good replicas to write.',
+  ])('turns "-%s" into StoreUnavailableError (503), for commands and scripts alike, naming no key or value', async (reply) => {
     const store = await storeAnswered(`-${reply}\r\n`);
     await expect(store.set('k', 'v', 60)).rejects.toThrow(StoreUnavailableError);
-    await expect(store.claimAndWrite({ key: 'c', value: '1', ttlSeconds: 60 }, [])).rejects.toThrow(StoreUnavailableError);
+    const failure = await store.claimAndWrite({ key: 'oidc:consumed:RefreshToken:secret-token', value: '1', ttlSeconds: 60 }, []).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(JSON.stringify(serializeError(failure))).not.toContain('secret-token');
   });
 
   it('passes a genuine command or script error through as the bug it is, not as an outage', async () => {
     for (const reply of ['WRONGTYPE Operation against a key holding the wrong kind of value', "ERR wrong number of arguments for 'set' command"]) {
       const store = await storeAnswered(`-${reply}\r\n`);
-      const failure = store.set('k', 'v', 60);
+      const failure = store.set('session:secret-session-id', 'secret-value', 60);
       await expect(failure).rejects.toThrow(reply);
       await expect(failure).rejects.not.toBeInstanceOf(StoreUnavailableError);
+      // As the error handler would log it: the command's key and value are not in it.
+      const logged = JSON.stringify(serializeError(await failure.catch((error: unknown) => error)));
+      expect(logged).toContain(reply.split(' ')[0]);
+      expect(logged).not.toMatch(/secret-session-id|secret-value/);
     }
   });
 });
