@@ -8,6 +8,7 @@ import { exitIfDataDirLocked } from './db/data-dir-lock.ts';
 import { createDb } from './db/knex.ts';
 import { migrateLatest } from './db/migrate.ts';
 import { errors } from './http/app-error.ts';
+import { drainable } from './http/drain.ts';
 import { answerClientError } from './http/error-handler.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createStore } from './store/create-store.ts';
@@ -91,6 +92,7 @@ export async function main(): Promise<void> {
 
   // The port is taken before migrations and seeding, so a port in use is told at once.
   const server = createServer(starting);
+  const drainer = drainable(server);
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -125,7 +127,7 @@ export async function main(): Promise<void> {
       await Promise.allSettled([ctx.db.destroy(), ctx.store.close(), ctx.mailer.close()]);
       process.exit(0);
     });
-    server.closeIdleConnections();
+    drainer.drain();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
