@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/knex.ts';
+import { createDb, type Db } from '../../src/db/knex.ts';
 import { migrateLatest, migrateRollbackAll } from '../../src/db/migrate.ts';
 import { createTestDb } from '../helpers/context.ts';
 import * as unchosenLocale from '../../migrations/009_unchosen_locale.ts';
@@ -115,4 +117,33 @@ describe('migrations on the test database', () => {
     await queryIndexes.up(db);
     expect(await indexes()).toHaveLength(3);
   });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('migrations from several instances starting at once on an empty PostgreSQL database', () => {
+  it('all succeed, each migration applied once: the instances take turns', async () => {
+    const admin = knex({ client: 'pg', connection: process.env.DATABASE_URL!, pool: { min: 0, max: 1 } });
+    try {
+      // Without the lock most rounds failed (knex creates its own tables outside its lock).
+      for (let round = 0; round < 3; round += 1) {
+        const name = `nyckel_migrate_race_${randomBytes(6).toString('hex')}`;
+        await admin.raw(`create database ${name}`);
+        const url = new URL(process.env.DATABASE_URL!);
+        url.pathname = `/${name}`;
+        const instances = await Promise.all([0, 1, 2].map(() => createDb({ databaseUrl: url.toString() })));
+        try {
+          const applied = await Promise.all(instances.map((instance) => migrateLatest(instance)));
+          const all = applied.flat();
+          expect(all.length).toBeGreaterThan(0);
+          expect(new Set(all).size).toBe(all.length);
+          expect(await instances[0]!('knex_migrations').count({ n: '*' })).toEqual([{ n: String(all.length) }]);
+          expect(await instances[0]!('knex_migrations_lock').count({ n: '*' })).toEqual([{ n: '1' }]);
+        } finally {
+          await Promise.all(instances.map((instance) => instance.destroy()));
+          await admin.raw(`drop database if exists ${name} with (force)`);
+        }
+      }
+    } finally {
+      await admin.destroy();
+    }
+  }, 60_000);
 });
