@@ -336,6 +336,43 @@ describe('Cancel', () => {
   });
 });
 
+describe('Cancel while a call runs', () => {
+  it('cannot be pressed until the answer is in: a password already sent signs the person in, never behind a page showing Start', async () => {
+    const { page } = h;
+    const { email, tenant } = await personWithTenant('waiting', PASSWORD);
+    await openLogin(page);
+    await enterEmail(page, email);
+    const held = holdRequest(page, '**/auth/login/verify-password');
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
+    await page.keyboard.press('Enter');
+    const route = await held;
+
+    const cancel = page.getByRole('button', { name: t.en('app.cancel'), exact: true });
+    expect(await cancel.isDisabled()).toBe(true);
+    await route.continue();
+    await expectTenantSelection(page, email, tenant);
+  });
+});
+
+describe('a sign-in resumed in a browser where someone is signed in already', () => {
+  it('names the address being signed in, not the signed-in one, and that address’s password works', async () => {
+    const { page } = h;
+    const first = await personWithTenant('already', PASSWORD);
+    const second = await personWithTenant('resumed', PASSWORD);
+    await signInToTenants(page, first.email, PASSWORD, first.tenant);
+    await openLogin(page);
+    await enterEmail(page, second.email);
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+
+    // Back from "Forgot password?" or a reload: the page pings the sign-in under way.
+    await page.reload();
+    await page.getByText(t.en('login.signed_in_as', { email: second.email }), { exact: true }).waitFor();
+    expect(await page.getByText(t.en('login.signed_in_as', { email: first.email }), { exact: true }).count()).toBe(0);
+    await enterPassword(page, PASSWORD);
+    await expectTenantSelection(page, second.email, second.tenant);
+  });
+});
+
 describe('a call that gets no answer', () => {
   it('gives up after 20 seconds with the network error, and the form can be used again', async () => {
     const { page } = h;

@@ -139,10 +139,12 @@ export async function loginPing(sessionId?: string | null): Promise<LoginPingRes
   const query = sessionId ? new URLSearchParams({ session_id: sessionId }) : undefined;
   const answer = await request<(LoginPingResponse & { session?: LoginSessionResponse | null }) | undefined>('GET', `/auth/login/ping${queryString(query)}`);
   // The server answers { session, email } (spec: "session, email"); the page reads the session's
-  // fields flat, so a live session (e.g. back from Google with session_id) resumes its step.
+  // fields flat, so a live session (e.g. back from Google with session_id) resumes its step. Its
+  // address is the sign-in's: the top-level one (whoever is signed in already) only stands in
+  // when there is no sign-in under way.
   if (!answer || !('session' in answer)) return answer;
   const { session, ...rest } = answer;
-  return { ...(session ?? {}), ...rest, email: rest.email ?? session?.email ?? null };
+  return { ...rest, ...(session ?? {}), email: session?.email ?? rest.email ?? null };
 }
 
 export function verifyPassword(payload: {

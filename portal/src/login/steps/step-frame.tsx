@@ -66,7 +66,9 @@ export function StepFrame({ flow, title, intro, cancellable = true, lockedHint, 
       {state.error?.key === 'errors.account_locked' && lockedHint && <p className="muted">{lockedHint}</p>}
       <Notice message={state.notice ? t(state.notice) : null} />
       {cancellable && !ended && (
-        <Button type="button" variant="link" className="cancel" onClick={flow.cancel}>
+        // Not while a call runs: its answer would land after Cancel, and a sign-in that completed
+        // on the server would carry the person on (signed in) from a page showing Start.
+        <Button type="button" variant="link" className="cancel" onClick={flow.cancel} disabled={state.pending}>
           {t('app.cancel')}
         </Button>
       )}
