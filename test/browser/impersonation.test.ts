@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
 import { portalCookieName } from '../../src/session/portal-cookie.ts';
@@ -173,7 +173,15 @@ describe('log in as admin from the tenants page', () => {
     await loginAsUser.click();
     await modal.waitFor();
     await modal.getByLabel(t.en('impersonation.reason'), { exact: true }).fill('Ticket 77: missing candidates');
+    // Sent, its answer held back: Escape no longer closes the modal, which says it is busy, and
+    // the hand-off goes on when the answer comes.
+    const held = new Promise<Route>((resolve) => void page.route('**/api/impersonations', (route) => resolve(route), { times: 1 }));
     await modal.getByRole('button', { name: t.en('impersonation.submit'), exact: true }).click();
+    const route = await held;
+    await page.keyboard.press('Escape');
+    expect(await modal.isVisible()).toBe(true);
+    expect(await modal.getByRole('button', { name: t.en('app.cancel'), exact: true }).isDisabled()).toBe(true);
+    await route.continue();
     await page.waitForURL(`${appBase}/callback?**`);
     expect(await page.locator('#email').innerText()).toBe(userEmail);
     expect(await page.locator('#act').innerText()).toBe(operator.email);

@@ -78,16 +78,21 @@ function ReasonModal({ target, onClose }: { target: ImpersonationTarget | null; 
       : t('impersonation.title_user', { who: target.who ?? '', tenant: target.tenantName });
   const showProblem = touched && problem !== null;
   const formId = `${id}-form`;
+  // Once sent, the hand-off is made (and audited) on the server, and the page leaves for it when
+  // the answer comes: closing then would only hide a navigation still on its way.
+  const close = () => {
+    if (!busy) onClose();
+  };
 
   return (
     <Modal
       open={target !== null}
       title={title}
       warning
-      onClose={onClose}
+      onClose={close}
       footer={
         <>
-          <Button type="button" variant="secondary" onClick={onClose}>
+          <Button type="button" variant="secondary" onClick={close} disabled={busy}>
             {t('app.cancel')}
           </Button>
           <Button type="submit" form={formId} loading={busy} disabled={problem !== null}>
