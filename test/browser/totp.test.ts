@@ -181,6 +181,30 @@ describe('two-factor authentication with an authenticator app', () => {
   );
 
   it(
+    'sends the person to sign in with a second factor when the account gained one while the setup page was open',
+    async () => {
+      const { page } = h;
+      const { email, tenant } = await personWithTenant('gained');
+      await signInWithPassword(page, email);
+      await expectTenantSelection(page, tenant);
+      await page.goto(SETUP_PATH);
+      const keyGroup = page.getByRole('group', { name: t.en('profile.totp.secret_label'), exact: true });
+      const secret = (await keyGroup.locator('code').innerText()).replace(/\s+/g, '');
+
+      // Another tab adds a passkey meanwhile: activating now needs a sign-in that proved a factor.
+      const { id } = await h.server.ctx.db('accounts').where({ email }).first('id');
+      await h.server.ctx.db('credentials').insert({ account_id: id, type: 'webauthn', subject: `gained-${id}`, public_key: Buffer.alloc(32, 1) });
+      await codeField(page).fill((await freshCode(secret, -1)).code);
+      await activateButton(page).click();
+
+      await page.getByText(t.en('profile.reauth.second_factor_body'), { exact: true }).waitFor();
+      const link = page.getByRole('link', { name: t.en('profile.reauth.link'), exact: true });
+      expect(new URL((await link.getAttribute('href'))!, h.base).searchParams.get('second_factor')).toBe('1');
+    },
+    JOURNEY_TIMEOUT_MS,
+  );
+
+  it(
     'lists a remembered browser on the profile, forgets it, and turns two-factor off',
     async () => {
       const { page } = h;

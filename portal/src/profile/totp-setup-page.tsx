@@ -6,7 +6,7 @@ import type { UserInfo } from '../api/types.ts';
 import { ErrorAlert } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
 import { PROFILE_PATH, type ProfileHistoryState } from './profile-navigation.ts';
-import { activateOutcome, type ActivateOutcome } from './profile-errors.ts';
+import { activateOutcome, profileFailure, type ActivateOutcome } from './profile-errors.ts';
 import { ProfileLayout } from './profile-layout.tsx';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
 import { SecretKey } from './secret-key.tsx';
@@ -164,7 +164,11 @@ function ActivateForm({ email, onExpired }: ActivateFormProps) {
     } catch (error) {
       const outcome = activateOutcome(error);
       if (outcome === 'signed-out') return sessionExpired();
-      if (outcome === 'reauth') return reauth.require();
+      if (outcome === 'reauth') {
+        // A second factor is asked for (profile/mfa-required): the sign-in must prove one.
+        const failure = profileFailure(error);
+        return reauth.require(failure.kind === 'reauth' ? failure.reason : undefined);
+      }
       setCode('');
       fail(outcome);
       if (outcome === 'expired') onExpired();
