@@ -95,6 +95,9 @@ export async function createPortalSession(
   const id = newSessionId();
   const session: PortalSession = { ...data, created_at: Math.floor(ctx.now().getTime() / 1000) };
   await ctx.store.setIndexed(key(id), JSON.stringify(session), portalSessionTtlSeconds, [accountIndex(data.account_id)]);
+  // Each sign-in lengthens the index's life: without pruning, an account that signs in every few
+  // hours (a monitoring probe, a shared account) would keep every session it ever had listed.
+  await listPortalSessions(ctx, data.account_id);
   return { id, ...session };
 }
 
@@ -231,8 +234,9 @@ export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: s
 }
 
 /**
- * Live sessions of an account; ids whose session expired or idled out are pruned from the index.
- * Listing is not use: it leaves every session's last_seen as it was.
+ * Live sessions of an account; ids whose session expired or idled out are pruned from the index
+ * (each sign-in lists them for that alone). Listing is not use: it leaves every session's
+ * last_seen as it was.
  */
 export async function listPortalSessions(ctx: SessionContext, accountId: string): Promise<PortalSessionWithId[]> {
   const live: PortalSessionWithId[] = [];

@@ -56,3 +56,19 @@ describe('the account index of portal sessions', () => {
     expect(await listPortalSessions(ctx, accountId)).toEqual([]);
   });
 });
+
+describe('each sign-in prunes the account index', () => {
+  it('of sessions that ended (idle, past 12 hours, or gone from the store): it holds the live ones only', async () => {
+    const { id: accountId } = await createAccount(ctx.db);
+    const index = `account:${accountId}:sessions`;
+    const idled = await createPortalSession(ctx, data(accountId));
+    const gone = await createPortalSession(ctx, { ...data(accountId), persistent: true });
+    // Its session key expired in the store (Redis drops it at its TTL); the index entry stays behind.
+    await ctx.store.del(`session:${gone.id}`);
+    ctx.advance((ctx.config.sessionIdleMinutes + 1) * 60_000);
+
+    const next = await createPortalSession(ctx, data(accountId));
+    expect(await ctx.store.smembers(index)).toEqual([`session:${next.id}`]);
+    expect(await getPortalSessionById(ctx, idled.id)).toBeNull();
+  });
+});
