@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { generate } from 'otplib';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { portalCookieName } from '../../src/session/portal-cookie.ts';
 import { createPortalSession, listPortalSessions } from '../../src/session/portal-session.ts';
@@ -587,6 +587,48 @@ describe('tenants', () => {
     await alert.waitFor();
     expect((await alert.innerText()).startsWith(t.en('errors.error_creating_tenant'))).toBe(true);
   });
+
+  it('adding credits or saving the SMS settings that fails (503) gives the focus back to Add or Save; added credits leave it in the emptied field', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const slug = unique('smsfocus');
+    const name = `Sms Focus ${unique('Kund')}`;
+    await createTenant(h.server.ctx.db, slug, { name });
+    const unavailable = (route: Route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' });
+    const focused = (locator: ReturnType<Page['locator']>) => locator.evaluate((element) => element === document.activeElement);
+
+    await page.goto('/admin/tenants');
+    await page.getByLabel(t.en('admin.tenant.search_label'), { exact: true }).fill(slug);
+    await page.keyboard.press('Enter');
+    const row = page.locator(`[data-tenant-slug="${slug}"]`);
+    await row.getByRole('button', { name, exact: true }).click();
+
+    const credits = row.getByLabel(t.en('admin.sms.add_credits'), { exact: true });
+    const add = row.getByRole('button', { name: t.en('admin.sms.add'), exact: true });
+    await credits.fill('100');
+    await page.route('**/settings/sms/credits', unavailable);
+    // Adding disables Add while the call runs, which drops the focus to the page.
+    await add.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: t.en('admin.sms.credits_failed') }).waitFor();
+    await expect.poll(() => focused(add)).toBe(true);
+    await page.unroute('**/settings/sms/credits');
+    await page.keyboard.press('Enter');
+    await page.getByText(t.en('admin.sms.credits_added'), { exact: true }).waitFor();
+    await expect.poll(() => focused(credits)).toBe(true);
+
+    await row.getByText(t.en('admin.sms.edit'), { exact: true }).click();
+    await row.getByLabel(t.en('admin.sms.sender'), { exact: true }).fill('Nyckel');
+    await row.getByLabel(t.en('admin.sms.warning_1'), { exact: true }).fill('10');
+    await row.getByLabel(t.en('admin.sms.warning_2'), { exact: true }).fill('5');
+    const save = row.getByRole('button', { name: t.en('admin.sms.save'), exact: true });
+    await page.route('**/settings/sms', unavailable);
+    await save.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: t.en('admin.sms.save_failed') }).waitFor();
+    await expect.poll(() => focused(save)).toBe(true);
+  });
 });
 
 describe('invoice and notifications', () => {
@@ -698,6 +740,32 @@ describe('notifications: sending to every tenant', () => {
     await page.getByText(t.en('success.notification_sent'), { exact: true }).waitFor();
     expect(posts).toHaveLength(1);
     expect(await stored(message)).toMatchObject([{ tenants: [] }]);
+  });
+
+  it('a send that fails (503) says so and gives the focus back to Send; once sent, the focus is on the message', async () => {
+    const { page } = h;
+    const name = `Unreachable ${unique('Kund')}`;
+    await createTenant(h.server.ctx.db, unique('unreachable'), { name });
+    await openNotifications(page);
+    const message = `Sent on retry ${unique('')}`;
+    await messageField(page).fill(message);
+    await page.getByRole('checkbox', { name: new RegExp(name) }).check();
+    await page.route('**/api/notification/', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' }),
+    );
+
+    // Sending disables Send while the call runs, which drops the focus to the page.
+    await sendButton(page).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: t.en('admin.notification.failed') }).waitFor();
+    await expect.poll(() => sendButton(page).evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await stored(message)).toHaveLength(0);
+
+    await page.unroute('**/api/notification/');
+    await page.keyboard.press('Enter');
+    await page.getByText(t.en('success.notification_sent'), { exact: true }).waitFor();
+    await expect.poll(() => messageField(page).evaluate((field) => field === document.activeElement)).toBe(true);
+    expect(await stored(message)).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { rememberDevice } from '../../src/login/remembered-device.ts';
 import { destroyAccountPortalSessions } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
@@ -328,5 +329,44 @@ describe('keyboard focus on the profile', () => {
     const changed = page.getByRole('status').filter({ hasText: t.en('profile.change_password.changed') });
     await changed.waitFor();
     await expect.poll(() => isFocused(changed)).toBe(true);
+  });
+
+  it('gives the focus back to Forget after forgetting a remembered device fails', async () => {
+    const { id, email } = await personWithTenant();
+    await rememberDevice(h.server.ctx, id, 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36', undefined);
+    const { page } = h;
+    await onProfile(page, email);
+    const devices = page.getByRole('region', { name: t.en('profile.devices.title'), exact: true });
+    const forget = devices.getByRole('button', { name: new RegExp(`^${t.en('profile.devices.forget')}\\b`) });
+    await page.route('**/auth/tfa/devices/*', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' }),
+    );
+
+    // Forgetting disables every Forget while the call runs, which drops the focus to the page.
+    await forget.focus();
+    await page.keyboard.press('Enter');
+    await devices.getByRole('alert').filter({ hasText: t.en('profile.devices.forget_failed') }).waitFor();
+    await expect.poll(() => isFocused(forget)).toBe(true);
+    expect(await devices.getByRole('listitem').count()).toBe(1);
+  });
+
+  it('gives the focus back to the password switch after asking for a set-password link fails', async () => {
+    const { id, email } = await personWithTenant({ stakeholder: true });
+    const { page } = h;
+    await onProfile(page, email);
+    // Signed in with it, then the password goes: the switch is off and turning it on mails a link.
+    await h.server.ctx.db('credentials').where({ account_id: id, type: 'password' }).delete();
+    await page.reload();
+    const passwordSwitch = page.getByRole('switch', { name: t.en('profile.password.switch'), exact: true });
+    await expect.poll(() => passwordSwitch.isChecked()).toBe(false);
+    await page.route('**/api/accounts/password/setup-link', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' }),
+    );
+
+    // The call disables the switch while it runs, which drops the focus to the page.
+    await passwordSwitch.focus();
+    await page.keyboard.press('Space');
+    await page.getByRole('alert').filter({ hasText: t.en('profile.password.link_failed') }).waitFor();
+    await expect.poll(() => isFocused(passwordSwitch)).toBe(true);
   });
 });

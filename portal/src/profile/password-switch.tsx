@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFocusBack } from '../admin/focus-back.ts';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
@@ -40,6 +41,9 @@ export function PasswordSwitch({ email, isUser, credentials, onChanged }: Passwo
   useEffect(() => {
     if (focusSwitch > 0) switchRef.current?.focus();
   }, [focusSwitch]);
+  // Asking for the set-password link disables the switch, which drops the focus: it comes back
+  // when the call ends, whether the link was sent or not.
+  useFocusBack(pending, switchRef);
 
   const fail = (error: unknown, otherwise: Outcome) => {
     const failure = profileFailure(error);

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFocusBack } from '../admin/focus-back.ts';
 import { revokeDevice } from '../api/client.ts';
 import type { RememberedDevice, TfaDevicesResponse } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
@@ -92,6 +93,10 @@ interface DeviceItemProps {
 
 function DeviceItem({ device, pending, disabled, onForget }: DeviceItemProps) {
   const { t } = useTranslation();
+  const forgetButton = useRef<HTMLButtonElement>(null);
+  // Forgetting disables every Forget, which drops the focus: after a failure it comes back to this
+  // one (after a success the item is gone and the section's heading has it).
+  useFocusBack(pending, forgetButton);
   const { browser, os } = deviceName(device.user_agent);
   const browserName = browser ?? t('profile.devices.unknown_browser');
   const name = os ? t('profile.devices.name', { browser: browserName, os }) : browserName;
@@ -107,7 +112,7 @@ function DeviceItem({ device, pending, disabled, onForget }: DeviceItemProps) {
           <span className="muted">{t('profile.devices.last_used', { when: t(RELATIVE_TIME_KEYS[used.unit], { count: used.count }) })}</span>
         )}
       </div>
-      <Button type="button" variant="secondary" loading={pending} disabled={disabled} onClick={onForget}>
+      <Button ref={forgetButton} type="button" variant="secondary" loading={pending} disabled={disabled} onClick={onForget}>
         {t('profile.devices.forget')}
         <span className="visually-hidden"> {name}</span>
       </Button>

@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { listTenants, sendNotification, type AdminTenant } from '../../api/admin.ts';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
@@ -7,6 +7,7 @@ import { useAdminErrorHandler } from '../admin-auth.ts';
 import { useConfirm } from '../confirm-modal.tsx';
 import { capCount } from '../count-badge.ts';
 import { failureText } from '../failure-text.ts';
+import { useFocusBack } from '../focus-back.ts';
 import { ListStatus } from '../list-status.tsx';
 import { sortByName } from '../sort-by-name.ts';
 import { useLoad } from '../use-load.ts';
@@ -30,6 +31,12 @@ export function NotificationsPage() {
   const [tenantFilter, setTenantFilter] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const messageField = useRef<HTMLTextAreaElement>(null);
+  const sendButton = useRef<HTMLButtonElement>(null);
+  // Sending disables Send (and the confirmation hands the focus back to it just then), which drops
+  // the focus: it comes back to Send after a failure, to the message after a send (Send is disabled
+  // until a new message is written).
+  useFocusBack(busy, result?.ok ? messageField : sendButton);
 
   useEffect(() => run(listTenants), [run]);
 
@@ -94,6 +101,7 @@ export function NotificationsPage() {
         <div className="field">
           <label htmlFor={`${id}-message`}>{t('admin.notification.message')}</label>
           <textarea
+            ref={messageField}
             id={`${id}-message`}
             rows={5}
             required
@@ -155,7 +163,7 @@ export function NotificationsPage() {
         {result?.ok && <Notice message={result.text} />}
         {result && !result.ok && <ErrorAlert message={result.text} />}
         <div className="actions">
-          <Button disabled={!canSend} loading={busy}>
+          <Button ref={sendButton} disabled={!canSend} loading={busy}>
             {t('admin.notification.send')}
           </Button>
         </div>

@@ -1,7 +1,8 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SettingEntry } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
+import { useFocusBack } from '../focus-back.ts';
 import { smsInfoDraft, smsInfoSetting, smsSignatureSetting, type SmsInfoProblem, type SmsSettings } from './sms-settings.ts';
 
 interface SmsEditFormProps {
@@ -25,6 +26,9 @@ export function SmsEditForm({ entries, sms, save }: SmsEditFormProps) {
   const [signature, setSignature] = useState(sms.signature ?? '');
   const [busy, setBusy] = useState(false);
   const [touched, setTouched] = useState(false);
+  const saveButton = useRef<HTMLButtonElement>(null);
+  // Saving disables Save, which drops the focus: it comes back to Save when the save ends.
+  useFocusBack(busy, saveButton);
   const result = smsInfoSetting(entries, draft);
   const problems = 'problems' in result ? result.problems : [];
   const signatureEntry = smsSignatureSetting(signature);
@@ -89,7 +93,7 @@ export function SmsEditForm({ entries, sms, save }: SmsEditFormProps) {
         </p>
       </div>
       <div className="actions">
-        <Button loading={busy}>{t('admin.sms.save')}</Button>
+        <Button ref={saveButton} loading={busy}>{t('admin.sms.save')}</Button>
       </div>
     </form>
   );

@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { addSmsCredits, setSmsSetting, type SettingEntry, type TenantDetail } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
@@ -7,6 +7,7 @@ import { useConfirm } from '../confirm-modal.tsx';
 import { useCanChange } from '../operator.tsx';
 import { useToast } from '../toast.tsx';
 import { failureText } from '../failure-text.ts';
+import { useFocusBack } from '../focus-back.ts';
 import { formatUtc } from '../utc-time.ts';
 import { SmsEditForm } from './sms-edit-form.tsx';
 import { deriveSmsSettings, parseCreditsToAdd, SMS_STATUS_KEYS, smsEnabledSetting, smsPausedSetting, smsStatus, withSetting } from './sms-settings.ts';
@@ -164,6 +165,11 @@ function AddCredits({ tenantId, onAdded }: { tenantId: string; onAdded: (credits
   const handleAdminError = useAdminErrorHandler();
   const [input, setInput] = useState('');
   const [busy, setBusy] = useState(false);
+  const creditsField = useRef<HTMLInputElement>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  // Adding disables Add, which drops the focus: it comes back to Add after a failure, to the
+  // emptied field after the credits are added (Add is disabled until a new number is typed).
+  useFocusBack(busy, input === '' ? creditsField : addButton);
   const credits = parseCreditsToAdd(input);
   const invalid = input.trim() !== '' && credits === null;
 
@@ -190,6 +196,7 @@ function AddCredits({ tenantId, onAdded }: { tenantId: string; onAdded: (credits
         <label htmlFor={`${id}-credits`}>{t('admin.sms.add_credits')}</label>
         <div className="admin-search-row">
           <input
+            ref={creditsField}
             id={`${id}-credits`}
             type="text"
             inputMode="numeric"
@@ -199,7 +206,7 @@ function AddCredits({ tenantId, onAdded }: { tenantId: string; onAdded: (credits
             value={input}
             onChange={(event) => setInput(event.target.value)}
           />
-          <Button variant="secondary" disabled={credits === null} loading={busy}>
+          <Button ref={addButton} variant="secondary" disabled={credits === null} loading={busy}>
             {t('admin.sms.add')}
           </Button>
         </div>
