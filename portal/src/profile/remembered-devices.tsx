@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useFocusBack } from '../admin/focus-back.ts';
+import { useFocusBack } from '../components/use-focus-back.ts';
 import { revokeDevice } from '../api/client.ts';
 import type { RememberedDevice, TfaDevicesResponse } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';

@@ -6,7 +6,7 @@ import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { useConfirm } from '../confirm-modal.tsx';
 import { failureText } from '../failure-text.ts';
-import { useFocusBack } from '../focus-back.ts';
+import { useFocusBack } from '../../components/use-focus-back.ts';
 import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { Modal } from '../modal.tsx';
 import { tokensPath } from '../tenants/user-search.ts';

@@ -5,7 +5,7 @@ import { isApiError } from '../../api/client.ts';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { useConfirm } from '../confirm-modal.tsx';
 import { failureText } from '../failure-text.ts';
-import { focusIsLost } from '../focus-back.ts';
+import { focusIsLost } from '../../components/use-focus-back.ts';
 import { useCanChange } from '../operator.tsx';
 import { useToast } from '../toast.tsx';
 import { canDeleteCredential, credentialLabel, credentialNote, credentialText, focusAfterDelete, type ConsoleCredential, type CredentialLabel } from './account-view.ts';

@@ -7,7 +7,7 @@ import { useAdminErrorHandler } from '../admin-auth.ts';
 import { useConfirm } from '../confirm-modal.tsx';
 import { capCount } from '../count-badge.ts';
 import { failureText } from '../failure-text.ts';
-import { useFocusBack } from '../focus-back.ts';
+import { useFocusBack } from '../../components/use-focus-back.ts';
 import { ListStatus } from '../list-status.tsx';
 import { sortByName } from '../sort-by-name.ts';
 import { useLoad } from '../use-load.ts';

@@ -2,7 +2,7 @@ import { useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SettingEntry } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
-import { useFocusBack } from '../focus-back.ts';
+import { useFocusBack } from '../../components/use-focus-back.ts';
 import { smsInfoDraft, smsInfoSetting, smsSignatureSetting, type SmsInfoProblem, type SmsSettings } from './sms-settings.ts';
 
 interface SmsEditFormProps {

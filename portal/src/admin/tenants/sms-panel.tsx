@@ -7,7 +7,7 @@ import { useConfirm } from '../confirm-modal.tsx';
 import { useCanChange } from '../operator.tsx';
 import { useToast } from '../toast.tsx';
 import { failureText } from '../failure-text.ts';
-import { useFocusBack } from '../focus-back.ts';
+import { useFocusBack } from '../../components/use-focus-back.ts';
 import { formatUtc } from '../utc-time.ts';
 import { SmsEditForm } from './sms-edit-form.tsx';
 import { deriveSmsSettings, parseCreditsToAdd, SMS_STATUS_KEYS, smsEnabledSetting, smsPausedSetting, smsStatus, withSetting } from './sms-settings.ts';
