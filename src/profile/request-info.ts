@@ -7,7 +7,6 @@ import type { PortalSessionWithId } from '../session/portal-session.ts';
 import type { SessionRequest } from './sessions.service.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
-
 export function clientInfo(req: Request): ClientInfo {
   return { ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null };
 }
