@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useFocusBack } from '../components/use-focus-back.ts';
 import { deleteCredential } from '../api/client.ts';
 import type { AvailableCredential } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
+import { useFocusBack } from '../components/use-focus-back.ts';
 import { ConfirmPanel } from './confirm-panel.tsx';
 import { requestPasswordSetupLink } from './profile-api.ts';
 import { profileFailure } from './profile-errors.ts';

@@ -1,10 +1,10 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useFocusBack } from '../components/use-focus-back.ts';
 import { revokeDevice } from '../api/client.ts';
 import type { RememberedDevice, TfaDevicesResponse } from '../api/types.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { Button } from '../components/button.tsx';
+import { useFocusBack } from '../components/use-focus-back.ts';
 import { deviceName } from '../../../src/http/device-name.ts';
 import { profileFailure } from './profile-errors.ts';
 import { ReauthNotice, useReauthentication } from './reauth.tsx';
