@@ -208,18 +208,20 @@ export async function confirmPasswordReset(
   if (!row) throw resetErrors.failed();
 
   const account = await findAccountById(ctx.db, row.account_id);
-  // First, as the new password is committed and the link spent: the lock ends even if what
+  // A security notice (kept and retried, not holding the answer up), as for a change in the
+  // profile. Not "your password was changed" when there was none: the notice of a new way in.
+  // First, as the change is committed: it needs only the database, and what follows (the store)
+  // may fail, which must not silence it.
+  if (account) {
+    const change = row.created ? 'password_created' : 'password_changed';
+    await notifySecurityChange(ctx, account.id, { change }, { ip: input.client.ip, userAgent: input.client.userAgent });
+  }
+  // Then, as the new password is committed and the link spent: the lock ends even if what
   // follows fails (a reset is the way out of the 30-day lock).
   if (account) await clearFailures(ctx, { email: account.email });
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);
-  // A security notice (kept and retried, not holding the answer up), as for a change in the
-  // profile. Not "your password was changed" when there was none: the notice of a new way in.
-  if (account) {
-    const change = row.created ? 'password_created' : 'password_changed';
-    await notifySecurityChange(ctx, account.id, { change }, { ip: input.client.ip, userAgent: input.client.userAgent });
-  }
   return { type: row.type };
 }
 

@@ -87,9 +87,10 @@ export async function removeCredential(
     });
     return { removed: target, rest: others };
   });
+  const change: SecurityChange = removed.type === 'webauthn' ? 'passkey_removed' : removed.type === 'totp' ? 'totp_removed' : 'credential_removed';
+  // The notice first, as the change is committed: the store work below may fail, and must not silence it.
+  await notifySecurityChange(ctx, session.account_id, { change, credentialType: removed.type }, info);
   if (removed.type === 'totp' && !rest.some((c: CredentialRecord) => c.type === 'totp')) {
     await forgetRememberedDevices(ctx, session.account_id, { reason: 'totp_removed', actorId: session.account_id, ...info });
   }
-  const change: SecurityChange = removed.type === 'webauthn' ? 'passkey_removed' : removed.type === 'totp' ? 'totp_removed' : 'credential_removed';
-  await notifySecurityChange(ctx, session.account_id, { change, credentialType: removed.type }, info);
 }

@@ -90,11 +90,12 @@ export async function changePassword(
       at: now,
     });
   });
+  // The notice first, as the change is committed: the store work below may fail, and must not silence it.
+  await notifySecurityChange(ctx, account.id, { change: 'password_changed' }, info);
   // As after a reset: a sign-in that proved the old password (phished, say) does not finish its
   // second factor now.
   await endSignInsInProgress(ctx, account.id);
   const others = input.sign_out_others ? await signOutOtherSessions(ctx, provider, request) : undefined;
-  await notifySecurityChange(ctx, account.id, { change: 'password_changed' }, info);
   return { signed_out: others?.sessions ?? 0, knownBrowser: others?.knownBrowser };
 }
 

@@ -64,11 +64,12 @@ export async function activateEnrolment(
   if (code === '') throw profileErrors.totpRequired();
   const { id, replaced } = await activateTotp(ctx, owner(session), code, info, (trx) => assertSecondFactorSession({ db: trx }, session));
   const change = replaced.length > 0 ? 'totp_replaced' : 'totp_activated';
+  // The notice first, as the change is committed: the store work below may fail, and must not silence it.
+  await notifySecurityChange(ctx, session.account_id, { change }, info);
   // The code just given proves the authenticator in this session, which goes on under a new id
   // (see raisePortalSession); null if it was signed out meanwhile.
   const raised = await raisePortalSession(ctx, session, ['otp', 'mfa']);
   await forgetRememberedDevices(ctx, session.account_id, { reason: change, actorId: session.account_id, ...info });
-  await notifySecurityChange(ctx, session.account_id, { change }, info);
   return { credential: { id, type: 'totp' }, session: raised };
 }
 

@@ -226,6 +226,27 @@ describe('forgot password', () => {
     expect([retried.status, retried.body.state]).toEqual([200, 'Done']);
   });
 
+  it('mails "your password was changed" even when the store fails after the new password is committed', async () => {
+    const account = await createAccount(t.ctx.db, { password: 'Old-Password-1', locale: 'en' });
+    const { link } = await createResetLink(t.ctx, account.id);
+    const store = t.ctx.store;
+    const set = store.set.bind(store);
+    // Redis fails the sign-out's first step (the mark that stops sign-ins in progress).
+    store.set = async (key: string, value: string, ttl: number) => {
+      if (key === `credentials-changed:${account.id}`) throw new StoreUnavailableError('store down (test)');
+      return set(key, value, ttl);
+    };
+    try {
+      const failed = await confirm(link.split('/').pop()!, 'New-Password-12!');
+      expect([failed.status, errorType(failed)]).toEqual([503, 'service_unavailable']);
+    } finally {
+      store.set = set;
+    }
+    // The password changed: its holder hears of it, whatever the store did.
+    const notice = await t.mail.waitFor(account.email);
+    expect(notice.subject).toBe('Your password was changed');
+  });
+
   it('a sign-in overtaken by a reset sets no password on its ask-to-create step: the owner\'s stays', async () => {
     // Someone who read one emailed code reaches the offer to create a password; the owner then
     // sets their own through a set-password link.

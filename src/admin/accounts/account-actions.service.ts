@@ -197,8 +197,9 @@ export async function deleteAccountCredential(ctx: Context, operator: Operator, 
     const lastTotp = row.type === 'totp' && !(await trx('credentials').where({ account_id: accountId, type: 'totp' }).first('id'));
     return { type: row.type, lastTotpRemoved: lastTotp };
   });
+  // The notice first, as the change is committed: the store work below may fail, and must not silence it.
+  await notifySecurityChange(ctx, accountId, { change: 'operator_credential_removed', credentialType: type }, null);
   if (lastTotpRemoved) {
     await forgetRememberedDevices(ctx, accountId, { reason: 'operator_totp_deleted', actorId: operator.account_id, ip: operator.ip, userAgent: operator.user_agent });
   }
-  await notifySecurityChange(ctx, accountId, { change: 'operator_credential_removed', credentialType: type }, null);
 }
