@@ -106,9 +106,10 @@ function hasUnguessableFirstFactor({ account, credentials }: AccountFacts): bool
  */
 async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts, budget: string): Promise<void> {
   await takeMailPoint(ctx, budget);
-  const code = await issueEmailCode(ctx, session.id, facts.account !== null);
-  const template = code ? ({ kind: 'email_code', code, minutes: emailCodeTtlSeconds / 60 } as const) : ({ kind: 'unknown_account' } as const);
-  await sendMail(ctx, session.email, session.lang, template);
+  await issueEmailCode(ctx, session.id, facts.account !== null, (code) => {
+    const template = code ? ({ kind: 'email_code', code, minutes: emailCodeTtlSeconds / 60 } as const) : ({ kind: 'unknown_account' } as const);
+    return sendMail(ctx, session.email, session.lang, template);
+  });
 }
 
 /** Loads the named session, checks the email it was started for and that the call is allowed now. */

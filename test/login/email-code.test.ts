@@ -185,6 +185,21 @@ describe('email code rules', () => {
     expect(errorType(await verify(browser, sessionId, account.email, newCode))).toBe('otp/retries-exceeded');
   });
 
+  it('a resend the mail server puts off leaves the code already mailed working', async () => {
+    const account = await createAccount(t.ctx.db);
+    const browser = t.agent();
+    const { sessionId, code } = await startWithCode(browser, t.mail, account.email);
+    t.mail.refuse(account.email, 'temporary');
+    try {
+      const resent = await browser.post('/auth/login/resend-otp').send({ session_id: sessionId });
+      expect([resent.status, errorType(resent)]).toEqual([503, 'service_unavailable']);
+    } finally {
+      t.mail.refuse(account.email, null);
+    }
+    const verified = await verify(browser, sessionId, account.email, code);
+    expect([verified.status, verified.body.state]).toEqual([200, 'AskedCreateCredential']);
+  });
+
   it('limits the mails one address can be sent (too_many_requests with Retry-After)', async () => {
     const email = uniqueEmail('flood');
     const browser = t.agent();

@@ -41,14 +41,20 @@ export async function wrongCodeCount(ctx: CodeContext, sessionId: string): Promi
  * wrong-try count is kept. For an unknown email (`deliverable: false`) a MAC of random bytes is
  * stored instead: no 6-digit code can match it, yet expiry, retries and resends behave exactly as
  * for a real account, so the answers do not reveal that the account does not exist.
+ *
+ * `send` mails the code (null: the unknown address's notice) before it is stored: a send that
+ * fails (the mail server put it off, or cannot be reached) throws and leaves the earlier code,
+ * which the person may have in their inbox, as it was.
  */
 export async function issueEmailCode(
   ctx: CodeContext,
   sessionId: string,
   deliverable: boolean,
+  send: (code: string | null) => Promise<void> = async () => {},
 ): Promise<string | null> {
   const code = deliverable ? generateCode() : null;
   const mac = codeMac(ctx, sessionId, code ?? randomBytes(32).toString('base64url'));
+  await send(code);
   const stored: StoredCode = { mac, expires_at: ctx.now().getTime() + emailCodeTtlSeconds * 1000 };
   await ctx.store.set(codeKey(sessionId), JSON.stringify(stored), emailCodeTtlSeconds);
   return code;
