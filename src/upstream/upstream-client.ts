@@ -34,10 +34,16 @@ export async function upstreamClient(ctx: Pick<Context, 'config' | 'logger'>, na
   }
 }
 
+/**
+ * The ID token's signature is checked against the provider's JWK Set too
+ * (enableNonRepudiationChecks): openid-client otherwise relies on the TLS of the token endpoint
+ * alone, which OpenID Connect allows for the code flow, and which a proxy that terminates TLS on
+ * the way out (or a mis-pinned resolver) would leave as the only check.
+ */
 function discover(config: Config, settings: UpstreamProviderConfig): Promise<client.Configuration> {
   return client.discovery(new URL(settings.issuer), settings.clientId, undefined, client.ClientSecretPost(settings.clientSecret), {
     timeout: upstreamTimeoutSeconds,
-    execute: mayUsePlainHttp(config, settings.issuer) ? [client.allowInsecureRequests] : [],
+    execute: [...(mayUsePlainHttp(config, settings.issuer) ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks],
   });
 }
 

@@ -41,6 +41,11 @@ export interface TestUpstream {
   next(behaviour: UpstreamBehaviour): void;
   /** What the next token request meets. */
   breakNextToken(fault: TokenFault): void;
+  /**
+   * From now on its JWK Set publishes another key under the signing key's id, as a forged token
+   * endpoint answer would look: the ID tokens it signs no longer verify against it.
+   */
+  forgeKeys(): void;
   close(): Promise<void>;
 }
 
@@ -72,6 +77,8 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
   const delayed = new Set<NodeJS.Timeout>();
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'upstream-1', use: 'sig', alg: 'RS256' };
+  /** Set by forgeKeys(): the JWK Set then publishes another key under the signing key's id. */
+  let forged: object | null = null;
 
   const configuration: Configuration = {
     clients: [
@@ -130,6 +137,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
       delayed.add(timer);
     }
   });
+  app.get(`${mount}/jwks`, (_req, res, next) => (forged ? res.json({ keys: [forged] }) : next()));
   app.use(mount || '/', provider.callback());
   server.on('request', app);
 
@@ -148,6 +156,10 @@ export async function startUpstream(options: UpstreamOptions): Promise<TestUpstr
     },
     next: (behaviour) => queue.push(behaviour),
     breakNextToken: (fault) => tokenFaults.push(fault),
+    forgeKeys() {
+      const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      forged = { ...publicKey.export({ format: 'jwk' }), kid: jwk.kid, use: 'sig', alg: 'RS256' };
+    },
     async close() {
       for (const timer of delayed) clearTimeout(timer);
       server.closeAllConnections();
