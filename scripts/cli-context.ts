@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../src/config/index.ts';
 import type { Context } from '../src/context.ts';
 import { exitIfDataDirLocked } from '../src/db/data-dir-lock.ts';
 import { migrateLatest } from '../src/db/migrate.ts';
-import { createContext } from '../src/main.ts';
+import { createContext, databaseName, exitWith } from '../src/main.ts';
 
 /** The context of a one-shot command: configuration, database (migrated) and store. */
 export async function withContext(run: (ctx: Context) => Promise<void>): Promise<void> {
@@ -20,7 +20,8 @@ export async function withContext(run: (ctx: Context) => Promise<void>): Promise
   // never reads (and its writes would be lost): refused with a message instead.
   const ctx = await createContext(config).catch(exitIfDataDirLocked);
   try {
-    await migrateLatest(ctx.db);
+    // A database it cannot reach: one line naming the setting and 69, as the server says it.
+    await migrateLatest(ctx.db).catch(exitWith(`cannot migrate ${databaseName(config)}`));
     await run(ctx);
   } finally {
     await Promise.allSettled([ctx.db.destroy(), ctx.store.close(), ctx.mailer.close()]);

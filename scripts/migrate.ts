@@ -3,13 +3,20 @@ import { migrateLatest, migrateRollbackAll } from '../src/db/migrate.ts';
 import { ConfigError, loadConfig } from '../src/config/index.ts';
 import { exitIfDataDirLocked } from '../src/db/data-dir-lock.ts';
 import { createDb } from '../src/db/knex.ts';
+import { databaseName, exitWith } from '../src/main.ts';
+
+const args = process.argv.slice(2);
+if (args.length > 1 || (args.length === 1 && args[0] !== 'down')) {
+  console.error('usage: npm run migrate [-- down]   (apply every migration, or roll all back with down)');
+  process.exit(64);
+}
 
 try {
   const config = loadConfig();
   // Not on an embedded database the server has open (data-dir-lock.ts): a message, not a stack trace.
   const db = await createDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir }).catch(exitIfDataDirLocked);
-  const down = process.argv[2] === 'down';
-  const names = down ? await migrateRollbackAll(db) : await migrateLatest(db);
+  const down = args[0] === 'down';
+  const names = await (down ? migrateRollbackAll(db) : migrateLatest(db)).catch(exitWith(`cannot migrate ${databaseName(config)}`));
   console.log(names.length ? `${down ? 'Rolled back' : 'Applied'}: ${names.join(', ')}` : 'Nothing to do.');
   await db.destroy();
 } catch (error) {

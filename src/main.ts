@@ -41,7 +41,7 @@ export async function createContext(config: Config): Promise<Context> {
  * Ends start-up on a failure outside Nyckel (a database it cannot reach, a port in use) with one
  * line naming the setting to check and 69 (EX_UNAVAILABLE): a stack trace would hide which one.
  */
-function exitWith(what: string): (error: unknown) => never {
+export function exitWith(what: string): (error: unknown) => never {
   return (error) => {
     process.stderr.write(`nyckel: ${what}: ${describeError(error)}\n`);
     process.exit(69);
@@ -55,7 +55,7 @@ function describeError(error: unknown): string {
 }
 
 /** The database migrations run on, for messages: a URL without its credentials. */
-function databaseName(config: Config): string {
+export function databaseName(config: Config): string {
   if (!config.databaseUrl) return `the embedded database in ${config.dataDir}`;
   const { protocol, host, pathname } = new URL(config.databaseUrl);
   return `the database at DATABASE_URL (${protocol}//${host}${pathname})`;

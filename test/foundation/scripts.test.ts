@@ -111,3 +111,24 @@ async function storedClient(clientId: string): Promise<Record<string, unknown>> 
     await db.destroy();
   }
 }
+
+describe.skipIf(process.env.DATABASE_URL)('the scripts’ refusals', () => {
+  it('npm run migrate refuses an argument it does not know with its usage (64), migrating nothing', async () => {
+    const refused = await npmRun('migrate', ['--help']);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr.trim()).toBe('usage: npm run migrate [-- down]   (apply every migration, or roll all back with down)');
+    expect(refused.stdout).toBe('');
+  }, 60_000);
+
+  it.each([
+    ['migrate', []],
+    ['client', ['list']],
+  ])('npm run %s on a database it cannot reach says so in one line naming it, and exits 69', async (script, args) => {
+    const refused = await runScript(dataDir, script, args, { DATABASE_URL: 'postgres://nyckel:secret@127.0.0.1:1/nyckel' });
+    expect(refused.code).toBe(69);
+    const lines = refused.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^nyckel: cannot migrate the database at DATABASE_URL \(postgres:\/\/127\.0\.0\.1:1\/nyckel\): .*ECONNREFUSED/);
+    expect(refused.stderr).not.toContain('secret');
+  }, 60_000);
+});
