@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
-import { Redis, ReplyError } from 'ioredis';
+import { Redis } from 'ioredis';
 import { CommandDeadlines } from './command-deadlines.ts';
+import { asStoreError } from './redis-errors.ts';
 import { claimAndWriteLua, getWithReferenceLua, incrLua, replaceIfUnchangedLua, saddLua, setIndexedLua, type ScriptedRedis } from './redis-scripts.ts';
 import { StoreUnavailableError, toTtlSeconds, type ClaimSpec, type IndexedWrite, type Store } from './store.ts';
 
@@ -67,30 +68,6 @@ function logConnectionChanges(client: Redis, url: string, logger: ConnectionLogg
   });
 }
 
-/**
- * Error replies that mean the server cannot serve now, not that the command was wrong: a replica
- * after a failover (READONLY), out of memory (OOM), loading its data set (LOADING), stuck in a
- * script (BUSY), a replica without its primary (MASTERDOWN), a cluster resharding or down
- * (TRYAGAIN, CLUSTERDOWN), writes refused after a failed save (MISCONF: a full disk, say) or for
- * want of replicas (NOREPLICAS). Each passes once Redis recovers; the client may retry (503).
- */
-const outageReplies = new Set(['READONLY', 'OOM', 'LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'MISCONF', 'NOREPLICAS']);
-
-/**
- * The error as it may be logged: its name and message, without the `command` ioredis attaches to
- * a reply error, whose arguments are keys and values holding bearer secrets (tokens, session ids).
- */
-function withoutCommand(error: Error): Error {
-  const bare = new Error(error.message);
-  bare.name = error.name;
-  return bare;
-}
-
-/** The reply's code is its first word (`-READONLY You can't write...`). */
-function isOutageReply(error: Error): boolean {
-  return outageReplies.has(error.message.split(' ', 1)[0]!);
-}
-
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   /** The ioredis client, for libraries that take one (rate-limiter-flexible). Keys there are not prefixed. */
@@ -139,9 +116,8 @@ export class RedisStore implements Store {
 
   /**
    * Runs one command and maps connection failures, and the replies by which Redis says it cannot
-   * serve right now (outageReplies), to StoreUnavailableError. Its other replies (WRONGTYPE, a
-   * script error and the like) are bugs, not outages, and pass through as errors of their own.
-   * Neither carries the command's arguments (withoutCommand).
+   * serve right now, to StoreUnavailableError; its other replies (WRONGTYPE, a script error and
+   * the like) are bugs, not outages (redis-errors.ts).
    */
   async #run<T>(command: () => Promise<T>): Promise<T> {
     // While reconnecting the server is known to be gone: fail now rather than queue and time out.
@@ -151,8 +127,7 @@ export class RedisStore implements Store {
     try {
       return await command();
     } catch (error) {
-      if (error instanceof ReplyError && !isOutageReply(error as Error)) throw withoutCommand(error as Error);
-      throw new StoreUnavailableError(`Redis is unavailable: ${(error as Error).message}`, { cause: withoutCommand(error as Error) });
+      throw asStoreError(error);
     }
   }
 
