@@ -1,7 +1,7 @@
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { rateLimitsFor } from '../../src/http/rate-limit.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { spendIpBudget } from '../helpers/ip-budget.ts';
 import { createTotpAccount, signIn } from '../totp/helpers.ts';
 
 /**
@@ -22,15 +22,7 @@ type Browser = ReturnType<TestApp['agent']>;
 let addresses = 0;
 
 /** Spends the address's budget to its last point. */
-async function spendAllButOne(ip: string): Promise<void> {
-  const limits = rateLimitsFor(t.ctx);
-  let refused: unknown;
-  while (!refused) refused = await limits.consume('ip', ip).catch((error: unknown) => error);
-  expect(refused).toMatchObject({ type: 'too_many_requests' });
-  // The refused try counted too: one point back for it, one to leave.
-  await limits.refund('ip', ip);
-  await limits.refund('ip', ip);
-}
+const spendAllButOne = (ip: string) => spendIpBudget(t.ctx, ip, 1);
 
 it.each([
   ['GET /auth/tfa/setup', (browser: Browser) => browser.get('/auth/tfa/setup')],

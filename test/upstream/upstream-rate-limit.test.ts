@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rateLimitsFor } from '../../src/http/rate-limit.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { spendIpBudget } from '../helpers/ip-budget.ts';
 import { createAccount } from '../login/fixtures.ts';
 import { atProvider, errorOf, googleVerified, locationOf, startLogin, toProvider } from './journey.ts';
 import { startUpstream, type TestUpstream } from './upstream-provider.ts';
@@ -27,13 +27,6 @@ afterAll(async () => {
 
 let addresses = 100;
 
-/** Spends the address's whole budget. */
-async function spendAll(ip: string): Promise<void> {
-  const limits = rateLimitsFor(t.ctx);
-  let refused: unknown;
-  while (!refused) refused = await limits.consume('ip', ip).catch((error: unknown) => error);
-  expect(refused).toMatchObject({ type: 'too_many_requests' });
-}
 
 describe('the per-IP budget on the upstream routes', () => {
   it('is answered with a redirect carrying too_many_requests, keeping the login session, at the start and the callback', async () => {
@@ -43,7 +36,7 @@ describe('the per-IP budget on the upstream routes', () => {
     const sessionId = await startLogin(browser, account.email);
     // A trip to Google begun while the budget lasted comes back after it was spent.
     const callback = await atProvider(google, await toProvider(browser, `/auth/login/oauth/google?session_id=${sessionId}`), { account: { sub: 'rate-limited', ...googleVerified(account.email) } });
-    await spendAll(ip);
+    await spendIpBudget(t.ctx, ip);
 
     const start = await browser.get(`/auth/login/oauth/google?session_id=${sessionId}`).redirects(0);
     const location = locationOf(start);
@@ -62,9 +55,7 @@ describe('the per-IP budget on the upstream routes', () => {
     const browser = t.agent().set('X-Forwarded-For', ip);
     const account = await createAccount(t.ctx.db, { password: 'Correct-Horse-42!' });
     // One point left for the person's own sign-in.
-    await spendAll(ip);
-    await rateLimitsFor(t.ctx).refund('ip', ip);
-    await rateLimitsFor(t.ctx).refund('ip', ip);
+    await spendIpBudget(t.ctx, ip, 1);
 
     for (let i = 0; i < 5; i += 1) {
       const res = await t.agent().get(path).set('X-Forwarded-For', ip).set('Sec-Fetch-Site', 'cross-site').redirects(0);

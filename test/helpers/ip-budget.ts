@@ -1,0 +1,17 @@
+import { expect } from 'vitest';
+import type { Context } from '../../src/context.ts';
+import { rateLimitsFor } from '../../src/http/rate-limit.ts';
+
+/**
+ * Spends an address's per-IP budget of the sign-in calls (src/http/rate-limit.ts) through the
+ * app's own limiter, leaving `left` points (0: the next call is refused).
+ */
+export async function spendIpBudget(ctx: Pick<Context, 'store' | 'config'>, ip: string, left = 0): Promise<void> {
+  const limits = rateLimitsFor(ctx);
+  let refused: unknown;
+  while (!refused) refused = await limits.consume('ip', ip).catch((error: unknown) => error);
+  expect(refused).toMatchObject({ type: 'too_many_requests' });
+  if (left === 0) return;
+  // The refused try counted too: a point back for it, and one for each to leave.
+  for (let i = 0; i < left + 1; i += 1) await limits.refund('ip', ip);
+}
