@@ -9,10 +9,10 @@ import {
 import type { Context } from '../context.ts';
 import { isUnavailable } from '../http/error-handler.ts';
 import { acrOf } from './acr.ts';
-import { portalSessionReason } from './portal-session-check.ts';
+import { nyckelResultKey, portalSessionReason } from './portal-session-check.ts';
 import { tokenTtl } from './provider.ts';
 import { uiLanguage } from './ui-locales.ts';
-import { getPortalSession, linkOidcSession, type PortalSession, type PortalSessionWithId } from '../session/portal-session.ts';
+import { getPortalSession, linkOidcSession, type PortalSessionWithId } from '../session/portal-session.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -124,7 +124,7 @@ function loginUrl(details: Details): string {
   return `/login?${query}`;
 }
 
-async function finish(provider: Provider, req: Request, res: Response, details: Details, session: PortalSession | null) {
+async function finish(provider: Provider, req: Request, res: Response, details: Details, session: PortalSessionWithId | null) {
   if (details.prompt.name === 'login') {
     const amr = session!.amr;
     if ([...requestedSubjects(details).values()].some((subject) => subject !== session!.account_id)) {
@@ -151,6 +151,8 @@ async function finish(provider: Provider, req: Request, res: Response, details: 
           // "remember me" ends with the browser.
           remember: session!.persistent === true,
         },
+        // Which Nyckel session answered: the resume counts only while it lives (portalSessionCheck).
+        [nyckelResultKey]: { portal: session!.id },
       },
       { mergeWithLastSubmission: false },
     );

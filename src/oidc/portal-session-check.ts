@@ -10,6 +10,9 @@ type CheckContext = Pick<Context, 'store' | 'config' | 'now'>;
 /** The login reason when the provider session in this browser no longer agrees with the Nyckel session. */
 export const portalSessionReason = 'nyckel_session_changed';
 
+/** Where the interaction's result names the Nyckel session that answered its login: `{ portal: <id> }`. */
+export const nyckelResultKey = 'nyckel';
+
 /**
  * The Nyckel (portal) session is the sign-in; oidc-provider's own session only remembers it for
  * the authorization endpoint. Once the portal session that signed the provider session in has
@@ -28,8 +31,15 @@ export function portalSessionCheck(ctx: CheckContext): interactionPolicy.Check {
   const description = 'the Nyckel session in this browser ended or changed account';
   // Checks added to a prompt after it is built get no default error: prompt=none must say login_required.
   return new interactionPolicy.Check(portalSessionReason, description, 'login_required', async (koa: KoaContextWithOIDC) => {
-    // The interaction that just finished is the answer; the provider session is the portal session's.
-    if (koa.oidc.result?.login) return false;
+    const result = koa.oidc.result as (NonNullable<typeof koa.oidc.result> & { [nyckelResultKey]?: { portal?: string } }) | undefined;
+    if (result?.login) {
+      // The interaction that just finished is the answer while the Nyckel session that gave it
+      // lives: its resume, opened after a sign-out or the idle timeout (the Back button on a
+      // shared computer), signs no one in. An impersonation's result names none.
+      const portalId = result[nyckelResultKey]?.portal;
+      if (!portalId) return false;
+      return (await getPortalSessionById(ctx, portalId))?.account_id !== result.login.accountId;
+    }
     const session = koa.oidc.session;
     if (!session?.accountId || isImpersonationSession(session)) return false;
     const portalId = await signingInSession(ctx, session.uid);

@@ -672,6 +672,23 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(((await ping.json()) as { email: string | null }).email).toBeNull();
   });
 
+  it('issues no code when a finished sign-in is resumed after its Nyckel session ended (the Back button on a shared computer)', async () => {
+    await createAccount(server.ctx.db, { email: 'rp-resumed@example.com', password });
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    const authorization = await authorizationRequest(config);
+    const { url: login } = await browser.follow(authorization.url.toString());
+    const finish = await signInThroughPortal(browser, login, { email: 'rp-resumed@example.com' });
+    // The sign-in finished; the browser got the resume address but went no further.
+    const resume = (await browser.request(finish)).headers.get('location')!;
+    expect(new URL(resume, server.base).pathname).toMatch(/^\/oauth2\/authorize\//);
+    expect((await browser.json('/api/accounts/sessions/sign-out', {})).status).toBe(200);
+
+    const { url } = await browser.follow(resume);
+    expect(url.searchParams.get('code')).toBeNull();
+    expect(url.pathname).toBe('/login');
+  });
+
   it('asks before signing out a browser signed in to Nyckel alone: another site sending it to /oauth2/logout ends nothing', async () => {
     await createAccount(server.ctx.db, { email: 'rp-portal-only@example.com', password });
     const browser = new BrowserLike(server.base);
