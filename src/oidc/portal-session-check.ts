@@ -4,6 +4,7 @@ import { isImpersonationSession } from '../admin/impersonation/impersonation.oid
 import type { Context } from '../context.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
 import { getPortalSessionById, linkSigningIn, signingInSession } from '../session/portal-session.ts';
+import { acrOf } from './acr.ts';
 
 type CheckContext = Pick<Context, 'store' | 'config' | 'now'>;
 
@@ -44,8 +45,23 @@ export function portalSessionCheck(ctx: CheckContext): interactionPolicy.Check {
     if (!session?.accountId || isImpersonationSession(session)) return false;
     const portalId = await signingInSession(ctx, session.uid);
     const portal = portalId ? await getPortalSessionById(ctx, portalId) : null;
-    return portal?.account_id !== session.accountId;
+    if (portal?.account_id !== session.accountId) return true;
+    raiseToPortalSession(session, portal.amr);
+    return false;
   });
+}
+
+/**
+ * The Nyckel session proved more since it signed the provider session in (an authenticator app
+ * turned on in it: raisePortalSession): the provider session's amr and acr say so too, so the
+ * applications it answers see the level the person reached, as a new sign-in would show it. The
+ * sign-in time stays. Saved with the request (touched), like any change oidc-provider makes.
+ */
+function raiseToPortalSession(session: NonNullable<KoaContextWithOIDC['oidc']['session']>, portalAmr: readonly string[]): void {
+  const current = session.amr ?? [];
+  if (portalAmr.every((method) => current.includes(method))) return;
+  const amr = [...new Set([...current, ...portalAmr])];
+  Object.assign(session, { amr, acr: acrOf(amr), touched: true });
 }
 
 /**

@@ -360,10 +360,13 @@ describe('a relying party signs a person in with openid-client', () => {
     for (const [name, value] of browser.cookies) if (name !== 'nyckel_session') crossSite.cookies.set(name, value);
     const renew = await authorizationRequest(one, { prompt: 'none', scope: 'openid email' });
     expect((await exchange(one, await browserCode(crossSite, renew), renew)).claims()).toMatchObject({ sub: claims()!.sub });
+    // Each says what the session proved now, the authenticator app included, since the same sign-in.
+    expect(claims()).toMatchObject({ acr: 'urn:nyckel:loa:1', amr: ['pwd'] });
     for (const config of [one, two]) {
       const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid email' });
       const tokens = await exchange(config, await browserCode(browser, silent), silent);
-      expect(tokens.claims()).toMatchObject({ sub: claims()!.sub, email: 'rp-renew@example.com' });
+      expect(tokens.claims()).toMatchObject({ sub: claims()!.sub, email: 'rp-renew@example.com', auth_time: claims()!.auth_time, acr: 'urn:nyckel:loa:2' });
+      expect(tokens.claims()!.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
     }
   });
 
