@@ -17,6 +17,7 @@ import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
 import { destroyPortalSession } from '../session/portal-session.ts';
+import { portalSessionTtlSeconds } from '../session/session-deadlines.ts';
 import { loadExistingGrant, signInSilentRequests } from './silent-sign-in.ts';
 import { settleTokenRequests } from './token-batch.ts';
 
@@ -29,9 +30,20 @@ export const tokenTtl = {
   IdToken: 3600,
   RefreshToken: 14 * 24 * 3600,
   Grant: 14 * 24 * 3600,
-  Session: 14 * 24 * 3600,
   Interaction: 3600,
 } as const;
+
+/**
+ * A provider session lives as long as the Nyckel session that signs it in can (12 h, "remember
+ * me" included): after that it answers nothing by itself (portalSessionCheck), and relying
+ * parties' refresh tokens do not depend on it. One without an account (an authorization or a
+ * logout that went no further) lives as long as an interaction, which may still sign it in: what
+ * a visitor leaves behind, or a flood of anonymous requests, is gone within the hour rather than
+ * kept for 14 days.
+ */
+export function providerSessionTtl(_koa: unknown, session: { accountId?: string | undefined }): number {
+  return session.accountId ? portalSessionTtlSeconds : tokenTtl.Interaction;
+}
 
 /** oidc-provider's session cookie (and its signature cookie, `<name>.sig`) over plain HTTP; see providerSessionCookieFor. */
 export const providerSessionCookie = 'nyckel_op_session';
@@ -161,7 +173,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
-    ttl: { ...tokenTtl },
+    ttl: { ...tokenTtl, Session: providerSessionTtl },
     acrValues: ['urn:nyckel:loa:1', 'urn:nyckel:loa:2'],
     renderError,
     clientBasedCORS: (_ctx, origin, client) =>

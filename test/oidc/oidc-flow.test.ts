@@ -692,6 +692,26 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(url.pathname).toBe('/login');
   });
 
+  it('keeps a provider session no longer than a Nyckel session can live, and one without an account no longer than an interaction', async () => {
+    const sessionTtl = async (browser: BrowserLike) => server.ctx.store.ttl(`oidc:Session:${browser.cookies.get('nyckel_op_session')!}`);
+    // Anyone's logout or authorization that goes no further leaves a session behind: for an hour at most.
+    const visitor = new BrowserLike(server.base);
+    await visitor.request('/oauth2/logout');
+    expect(await sessionTtl(visitor)).toBeGreaterThan(0);
+    expect(await sessionTtl(visitor)).toBeLessThanOrEqual(3600);
+
+    await createAccount(server.ctx.db, { email: 'rp-session-ttl@example.com', password });
+    const browser = new BrowserLike(server.base);
+    const config = await discover('rp-one');
+    const authorization = await authorizationRequest(config);
+    const { url: login } = await browser.follow(authorization.url.toString());
+    const { url } = await browser.follow(await signInThroughPortal(browser, login, { email: 'rp-session-ttl@example.com' }));
+    expect(url.searchParams.get('code')).toBeTruthy();
+    const signedIn = (await sessionTtl(browser))!;
+    expect(signedIn).toBeGreaterThan(3600);
+    expect(signedIn).toBeLessThanOrEqual(12 * 3600);
+  });
+
   it('asks before signing out a browser signed in to Nyckel alone: another site sending it to /oauth2/logout ends nothing', async () => {
     await createAccount(server.ctx.db, { email: 'rp-portal-only@example.com', password });
     const browser = new BrowserLike(server.base);
