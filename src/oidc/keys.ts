@@ -15,8 +15,8 @@ export const retiredKeyGraceSeconds = 2 * 24 * 3600;
 
 /**
  * A retired key stays with oidc-provider this long, verifying only: an ID token comes back as
- * `id_token_hint` (logout, prompt=none) for as long as the session or grant it was issued in
- * lives (14 days, provider.ts tokenTtl), and oidc-provider checks a hint's signature, not its
+ * `id_token_hint` (logout, prompt=none) for as long as the grant it was issued in lives (14 days,
+ * provider.ts tokenTtl), and oidc-provider checks a hint's signature, not its
  * expiry. Dropped with the JWKS's grace, an application that kept its sign-in's ID token would
  * see its logout end on an error page. Relying parties are not offered the key for longer: the
  * JWKS keeps retiredKeyGraceSeconds.
