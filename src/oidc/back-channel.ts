@@ -5,6 +5,7 @@ import { isUnavailable } from '../http/error-handler.ts';
 import { createRequestLogger } from '../observability/access-log.ts';
 import { measureRequest } from '../observability/metrics.ts';
 import { createOAuthEndpointLimits, storeDownRefusal, type Refusal } from './endpoint-limits.ts';
+import { oversized } from './request-size.ts';
 
 /** Where oidc-provider is mounted. */
 export const oauthMount = '/oauth2';
@@ -77,6 +78,8 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
     if (route === undefined) return rest(req, res);
     measureRequest('POST', route, res);
     logRequest(req, res, req.url!);
+    const tooLarge = oversized(req);
+    if (tooLarge) return refuse(res, tooLarge);
     const refusal = limits(proxyAddr(req, trust), req.headers.authorization);
     if (!(refusal instanceof Promise)) return toProvider(req, res, refusal);
     refusal.then(
@@ -90,7 +93,7 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
   };
 }
 
-function refuse(res: ServerResponse, refusal: Refusal): void {
+export function refuse(res: ServerResponse, refusal: Refusal): void {
   const body = JSON.stringify(refusal.body);
   res.statusCode = refusal.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

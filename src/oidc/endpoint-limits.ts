@@ -5,7 +5,7 @@ import { BatchedWindowLimiter, type LimitAnswer } from '../http/batched-limit.ts
 
 /** A request refused before it reaches oidc-provider: status, headers and the RFC 6749 body. */
 export interface Refusal {
-  status: 400 | 429 | 500 | 503;
+  status: 400 | 411 | 413 | 429 | 500 | 503;
   retryAfterSeconds?: number;
   body: { error: string; error_description: string };
 }

@@ -1,0 +1,55 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertClient } from '../../src/oidc/clients.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * What oidc-provider would keep of a request (an authorization's parameters for an hour, a
+ * logout's state in a provider session, a pushed request's body) is capped before it gets there:
+ * a flood of large anonymous requests cannot fill Redis.
+ */
+let server: TestServer;
+const redirectUri = 'http://127.0.0.1:9/callback';
+beforeAll(async () => {
+  server = await startTestServer();
+  await upsertClient(server.ctx.db, { client_id: 'size-spa', redirect_uris: [redirectUri] });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const authorize = (extra: Record<string, string>) =>
+  fetch(
+    `${server.issuer}/authorize?${new URLSearchParams({ client_id: 'size-spa', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...extra })}`,
+    { redirect: 'manual' },
+  );
+
+describe('request sizes at /oauth2', () => {
+  it('refuses an authorization or a logout whose state is longer than 2,048 characters, and takes one at the cap', async () => {
+    const long = 'x'.repeat(2049);
+    for (const response of [await authorize({ state: long }), await fetch(`${server.issuer}/logout?state=${long}`, { redirect: 'manual' })]) {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ error: 'invalid_request', error_description: 'state is too long' });
+    }
+    expect((await authorize({ state: 'x'.repeat(2048) })).status).toBe(303);
+  });
+
+  it('refuses a pushed authorization request over 16 KB (413), and a POST that does not say its length (411)', async () => {
+    const body = new URLSearchParams({ client_id: 'size-spa', response_type: 'code', redirect_uri: redirectUri, state: 'x'.repeat(1000), request_uri_note: 'y'.repeat(17 * 1024) }).toString();
+    const large = await fetch(`${server.issuer}/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    expect(large.status).toBe(413);
+    expect(await large.json()).toMatchObject({ error: 'invalid_request' });
+
+    const url = new URL(`${server.issuer}/token`);
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.write('grant_type=refresh_token&');
+      req.end('refresh_token=x');
+    });
+    expect(chunked).toBe(411);
+  });
+});
