@@ -14,8 +14,8 @@ import { createLoginRouter } from './login/login.routes.ts';
 import { createResetRouter } from './login/reset.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
 import { createPortalRouter } from './http/portal.ts';
-import { createHttpHandler, oauthMount, refuse } from './oidc/back-channel.ts';
-import { oversized } from './oidc/request-size.ts';
+import { createHttpHandler, oauthMount } from './oidc/back-channel.ts';
+import { frontChannelGuard } from './oidc/front-channel.ts';
 import { createJwksRouter } from './oidc/jwks.routes.ts';
 import { createInteractionRouter } from './oidc/interaction.routes.ts';
 import { createProvider, type NyckelProvider } from './oidc/provider.ts';
@@ -92,13 +92,9 @@ export async function createApp(ctx: Context): Promise<App> {
   app.use(createJwksRouter(ctx));
   app.use(createPortalRouter(helmet({ contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:', 'https:'] } } })));
 
-  // What oidc-provider would store of a request (an authorization's parameters, a logout's state)
-  // is capped before it gets there.
-  app.use(oauthMount, (req, res, next) => {
-    const tooLarge = oversized(req);
-    if (tooLarge) refuse(res, tooLarge);
-    else next();
-  });
+  // What oidc-provider would store of a request is capped, and authorizations and logouts have a
+  // per-address budget, before they get there.
+  app.use(oauthMount, frontChannelGuard(ctx));
   app.use(oauthMount, oauth as express.RequestHandler);
 
   app.use(notFoundHandler);

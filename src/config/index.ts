@@ -27,6 +27,7 @@ export interface Config {
   readonly rememberDeviceDays: number;
   readonly athenaUrl: string | undefined;
   readonly oauthRateLimitPerMinute: number;
+  readonly authorizeRateLimitPerMinute: number;
   readonly metricsToken: string | undefined;
   /** True when Nyckel is served over https or on a non-loopback host: cookies get `Secure`. */
   readonly secureCookies: boolean;
@@ -99,6 +100,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rememberDeviceDays: env.REMEMBER_DEVICE_DAYS,
     athenaUrl: env.ATHENA_URL,
     oauthRateLimitPerMinute: env.OAUTH_RATE_LIMIT_PER_MINUTE,
+    authorizeRateLimitPerMinute: env.AUTHORIZE_RATE_LIMIT_PER_MINUTE,
     metricsToken: env.METRICS_TOKEN,
     secureCookies: issuerUrl.protocol === 'https:' || !loopback,
     upstream: Object.freeze(upstreamProviders(env, production)),

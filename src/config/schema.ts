@@ -72,6 +72,8 @@ export const envSchema = z.object({
   REMEMBER_DEVICE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Calls per minute one client may make to the token, introspection, revocation and PAR endpoints (twice that per IP). */
   OAUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
+  /** Authorization and logout requests per minute from one IP (an IPv6 /64). */
+  AUTHORIZE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
   /** Bearer token that reads /metrics; without one /metrics is open in development and off in production. */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** URL of the sharing portal ("athena") stakeholders are sent to. */

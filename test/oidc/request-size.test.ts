@@ -53,3 +53,31 @@ describe('request sizes at /oauth2', () => {
     expect(chunked).toBe(411);
   });
 });
+
+describe('the per-address budget of authorizations and logouts', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ env: { AUTHORIZE_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' } });
+    await upsertClient(limited.ctx.db, { client_id: 'size-spa', redirect_uris: [redirectUri] });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it('answers 429 slow_down with Retry-After past it, per address, authorizations and logouts alike', async () => {
+    const from = (ip: string, path: string) => fetch(`${limited.issuer}${path}`, { redirect: 'manual', headers: { 'x-forwarded-for': ip } });
+    const authorization = `/authorize?${new URLSearchParams({ client_id: 'size-spa', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`;
+    expect((await from('203.0.113.7', authorization)).status).toBe(303);
+    expect((await from('203.0.113.7', '/logout')).status).toBe(200);
+    expect((await from('203.0.113.7', authorization)).status).toBe(303);
+    for (const path of [authorization, '/logout']) {
+      const refused = await from('203.0.113.7', path);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toEqual({ error: 'slow_down', error_description: 'too many requests, try again later' });
+    }
+    // Another address has its own; discovery and the keys are not held to it.
+    expect((await from('203.0.113.8', authorization)).status).toBe(303);
+    expect((await from('203.0.113.7', '/.well-known/openid-configuration')).status).toBe(200);
+  });
+});
