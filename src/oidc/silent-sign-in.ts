@@ -9,6 +9,16 @@ import { acrOf } from './acr.ts';
 type SilentContext = Pick<Context, 'store' | 'config' | 'now'>;
 
 /**
+ * Provider sessions one Nyckel session may sign in silently per minute. Each is a new provider
+ * session with its own grant, code and index entries: a page that renews silently where the
+ * provider cookie never arrives (a browser blocking it in frames) would otherwise make one per
+ * renew without end, and the account's session list reads them all. A renewing application needs
+ * one a minute at most; past the budget the request answers login_required, as without a session.
+ */
+export const silentSignInsPerMinute = 30;
+const silentSignIns = (portalId: string) => `silent-sign-ins:${portalId}`;
+
+/**
  * prompt=none from a browser signed in to Nyckel but not to oidc-provider. A sign-in at /login
  * without an application (the tenant picker, the profile) makes a Nyckel session and no provider
  * session, and oidc-provider answers prompt=none with login_required before any interaction
@@ -42,6 +52,7 @@ export function signInSilentRequests(ctx: SilentContext, provider: Provider): vo
       // The same person signed in again at /login since (the console's or the profile's
       // re-sign-in): the provider session takes the new sign-in, as an interaction would give it.
     }
+    if ((await ctx.store.incr(silentSignIns(portal.id), 60)) > silentSignInsPerMinute) return session;
     session.loginAccount({
       accountId: portal.account_id,
       loginTs: portal.auth_time,

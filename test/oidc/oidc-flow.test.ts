@@ -370,6 +370,21 @@ describe('a relying party signs a person in with openid-client', () => {
     }
   });
 
+  it('signs in at most 30 provider sessions a minute silently for one Nyckel session; past that, login_required', async () => {
+    await createAccount(server.ctx.db, { email: 'rp-silent-budget@example.com', password });
+    const config = await discover('rp-one');
+    const browser = new BrowserLike(server.base);
+    await signInThroughPortal(browser, new URL('/login', server.base), { email: 'rp-silent-budget@example.com' });
+    const renew = async () => {
+      // A frame where the provider cookie never arrives: every renew comes without it.
+      for (const name of [...browser.cookies.keys()]) if (name.startsWith('nyckel_op_session')) browser.cookies.delete(name);
+      const silent = await authorizationRequest(config, { prompt: 'none', scope: 'openid' });
+      return (await browser.follow(silent.url.toString())).url;
+    };
+    for (let i = 0; i < 30; i += 1) expect((await renew()).searchParams.get('code')).toBeTruthy();
+    expect((await renew()).searchParams.get('error')).toBe('login_required');
+  });
+
   it('signs no provider session in for a silent request that names an unknown client or an unregistered redirect URI', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
