@@ -21,6 +21,8 @@ interface Window {
   shared: number;
   /** Hits admitted here and not yet added to the shared count. */
   pending: number;
+  /** Hits admitted here whose addition to the shared count is under way (not yet in `shared`). */
+  sending: number;
 }
 
 /**
@@ -56,10 +58,10 @@ export class BatchedWindowLimiter {
     const index = Math.floor(time / 1000 / duration);
     let window = this.#windows.get(key);
     if (!window || window.index !== index) {
-      window = { index, shared: 0, pending: 0 };
+      window = { index, shared: 0, pending: 0, sending: 0 };
       this.#windows.set(key, window);
     }
-    if (window.shared + window.pending >= points) {
+    if (window.shared + window.sending + window.pending >= points) {
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((index + 1) * duration - time / 1000)) };
     }
     window.pending += 1;
@@ -96,7 +98,9 @@ export class BatchedWindowLimiter {
   async #send(key: string, window: Window) {
     const count = window.pending;
     if (count === 0) return;
+    // Counted as sending until the store's answer includes them: a hit meanwhile sees them too.
     window.pending = 0;
+    window.sending += count;
     const { duration } = this.#options;
     try {
       // The window's index is part of the key, so a count never leaks into the next window.
@@ -107,9 +111,11 @@ export class BatchedWindowLimiter {
       window.pending += count;
       this.#healthy = false;
       throw error;
+    } finally {
+      window.sending -= count;
     }
     // Windows that ended are forgotten once their counts are sent.
     const current = Math.floor(this.#options.now() / 1000 / duration);
-    for (const [other, w] of this.#windows) if (w.index < current && w.pending === 0) this.#windows.delete(other);
+    for (const [other, w] of this.#windows) if (w.index < current && w.pending === 0 && w.sending === 0) this.#windows.delete(other);
   }
 }

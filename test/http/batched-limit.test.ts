@@ -48,6 +48,29 @@ describe('BatchedWindowLimiter', () => {
     expect(await limiter.hit('client-a')).toEqual({ allowed: true });
   });
 
+  it('stays exact in one process while a sync is under way: hits meanwhile count the ones being sent', async () => {
+    const [store] = sharedStores();
+    const limiter = new BatchedWindowLimiter(store, { points: 3, duration: 60, prefix: 'rl:' });
+    // The store's answer to the sync is held back until the test lets it go.
+    const incr = store.incr.bind(store);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    store.incr = async (key, ttl, by) => {
+      await held;
+      return incr(key, ttl, by);
+    };
+    try {
+      for (let i = 0; i < 3; i += 1) expect(limiter.hit('ip')).toEqual({ allowed: true });
+      const sync = limiter.flush();
+      expect(limiter.hit('ip')).toMatchObject({ allowed: false });
+      release();
+      await sync;
+      expect(limiter.hit('ip')).toMatchObject({ allowed: false });
+    } finally {
+      store.incr = incr;
+    }
+  });
+
   it('shares one budget between instances once their counts are synced', async () => {
     const [storeA, storeB] = sharedStores();
     const now = () => 120_000 * 1000 + 1_000;
