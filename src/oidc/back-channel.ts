@@ -82,15 +82,20 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
     if (tooLarge) return refuse(res, tooLarge);
     const refusal = limits(proxyAddr(req, trust), req.headers.authorization);
     if (!(refusal instanceof Promise)) return toProvider(req, res, refusal);
-    refusal.then(
-      (decided) => toProvider(req, res, decided),
-      (error: unknown) => {
-        if (isUnavailable(error)) return refuse(res, storeDownRefusal);
-        ctx.logger.error({ err: error }, 'back-channel budget failed');
-        refuse(res, { status: 500, body: { error: 'server_error', error_description: 'oops! something went wrong' } });
-      },
-    );
+    settleBudget(ctx, res, refusal, 'back-channel budget failed', (decided) => toProvider(req, res, decided));
   };
+}
+
+/**
+ * Goes on with a budget's decision that had to ask the store: a store that cannot be reached is
+ * answered 503 (the budget fails closed), anything else 500, logged as `failure`.
+ */
+export function settleBudget<T>(ctx: Pick<Context, 'logger'>, res: ServerResponse, decision: Promise<T>, failure: string, go: (decided: T) => void): void {
+  decision.then(go, (error: unknown) => {
+    if (isUnavailable(error)) return refuse(res, storeDownRefusal);
+    ctx.logger.error({ err: error }, failure);
+    refuse(res, { status: 500, body: { error: 'server_error', error_description: 'oops! something went wrong' } });
+  });
 }
 
 export function refuse(res: ServerResponse, refusal: Refusal): void {

@@ -9,16 +9,14 @@
 import type { RequestHandler } from 'express';
 import type { Context } from '../context.ts';
 import { BatchedWindowLimiter, type LimitAnswer } from '../http/batched-limit.ts';
-import { isUnavailable } from '../http/error-handler.ts';
 import { ipBudgetKey } from '../http/ip-key.ts';
 import { refuse } from './back-channel.ts';
-import { storeDownRefusal } from './endpoint-limits.ts';
 import { oversized } from './request-size.ts';
 
 /** The paths (under the mount, lower case, without a trailing slash) the budget holds: not a resume (/authorize/:uid) or a logout's confirmation. */
 const budgeted = new Set(['/authorize', '/logout']);
 
-export function frontChannelGuard(ctx: Pick<Context, 'store' | 'config' | 'logger'>): RequestHandler {
+export function frontChannelGuard(ctx: Pick<Context, 'store' | 'config'>): RequestHandler {
   const byIp = new BatchedWindowLimiter(ctx.store, { points: ctx.config.authorizeRateLimitPerMinute, duration: 60, prefix: 'oauth-limit:front:' });
   const answer = (res: Parameters<RequestHandler>[1], next: Parameters<RequestHandler>[2], decided: LimitAnswer) => {
     if (decided.allowed) return next();
@@ -32,13 +30,8 @@ export function frontChannelGuard(ctx: Pick<Context, 'store' | 'config' | 'logge
     if (!budgeted.has(path)) return next();
     const decided = byIp.hit(ipBudgetKey(req.ip ?? 'unknown'));
     if (!(decided instanceof Promise)) return answer(res, next, decided);
-    decided.then(
-      (outcome) => answer(res, next, outcome),
-      (error: unknown) => {
-        if (isUnavailable(error)) return refuse(res, storeDownRefusal);
-        ctx.logger.error({ err: error }, 'front-channel budget failed');
-        refuse(res, { status: 500, body: { error: 'server_error', error_description: 'oops! something went wrong' } });
-      },
-    );
+    // With the store unreachable nothing can be stored either: the request goes on, and
+    // oidc-provider answers it as an outage (temporarily_unavailable at the client's redirect).
+    decided.then((outcome) => answer(res, next, outcome), () => next());
   };
 }
