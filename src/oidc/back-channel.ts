@@ -90,7 +90,7 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
  * Goes on with a budget's decision that had to ask the store: a store that cannot be reached is
  * answered 503 (the budget fails closed), anything else 500, logged as `failure`.
  */
-export function settleBudget<T>(ctx: Pick<Context, 'logger'>, res: ServerResponse, decision: Promise<T>, failure: string, go: (decided: T) => void): void {
+function settleBudget<T>(ctx: Pick<Context, 'logger'>, res: ServerResponse, decision: Promise<T>, failure: string, go: (decided: T) => void): void {
   decision.then(go, (error: unknown) => {
     if (isUnavailable(error)) return refuse(res, storeDownRefusal);
     ctx.logger.error({ err: error }, failure);
