@@ -22,7 +22,16 @@ type Browser = ReturnType<TestApp['agent']>;
 let addresses = 0;
 
 /** Spends the address's budget to its last point. */
-const spendAllButOne = (ip: string) => spendIpBudget(t.ctx, ip, 1);
+/** A person signed in from an address of their own whose budget has one point left. */
+async function atLastPoint(): Promise<{ ip: string; browser: Browser }> {
+  addresses += 1;
+  const ip = `203.0.113.${addresses}`;
+  const account = await createTotpAccount(t.ctx, { totp: 0 });
+  const browser = t.agent().set('X-Forwarded-For', ip);
+  await signIn(t.ctx, browser, account);
+  await spendIpBudget(t.ctx, ip, 1);
+  return { ip, browser };
+}
 
 it.each([
   ['GET /auth/tfa/setup', (browser: Browser) => browser.get('/auth/tfa/setup')],
@@ -31,12 +40,7 @@ it.each([
   ['POST /auth/passkeys/options', (browser: Browser) => browser.post('/auth/passkeys/options').send({})],
   ['POST /auth/passkeys/verify', (browser: Browser) => browser.post('/auth/passkeys/verify').send({ response: {} })],
 ])('%s spends a point of the per-IP budget, and answers 429 too_many_requests once it is spent', async (_name, call: (browser: Browser) => Promise<Response>) => {
-  addresses += 1;
-  const ip = `203.0.113.${addresses}`;
-  const account = await createTotpAccount(t.ctx, { totp: 0 });
-  const browser = t.agent().set('X-Forwarded-For', ip);
-  await signIn(t.ctx, browser, account);
-  await spendAllButOne(ip);
+  const { browser } = await atLastPoint();
 
   expect((await call(browser)).status).not.toBe(429);
   const refused = await call(browser);
@@ -51,12 +55,7 @@ it.each([
   ['GET /auth/tfa/setup', '/auth/tfa/setup'],
   ['GET /auth/qrcode', '/auth/qrcode'],
 ])('%s without the session cookie (another site’s <img>) is 401 and spends nothing of the budget', async (_name, path) => {
-  addresses += 1;
-  const ip = `203.0.113.${addresses}`;
-  const account = await createTotpAccount(t.ctx, { totp: 0 });
-  const browser = t.agent().set('X-Forwarded-For', ip);
-  await signIn(t.ctx, browser, account);
-  await spendAllButOne(ip);
+  const { ip, browser } = await atLastPoint();
 
   for (let i = 0; i < 5; i += 1) {
     const res = await request(t.server).get(path).set('X-Forwarded-For', ip).set('Sec-Fetch-Site', 'cross-site');
