@@ -80,9 +80,9 @@ export async function createApp(ctx: Context): Promise<App> {
   api.use(createLoginRouter(ctx), createResetRouter(ctx, provider));
   api.use(createUpstreamRouter(ctx));
   api.use(createAdminRouter(ctx, provider), createImpersonationRouter(ctx));
-  api.use(createTwoFactorRouter(ctx), createCredentialsRouter(ctx));
+  api.use(createTwoFactorRouter(ctx), createCredentialsRouter(ctx, provider));
   api.use(createAccountRouter(ctx, provider), createSessionsRouter(ctx, provider));
-  api.use(createPasskeysRouter(ctx));
+  api.use(createPasskeysRouter(ctx, provider));
   // Our paths under /oauth2 that no router took (a wrong method) are our 404, not oidc-provider's.
   const ours: express.RequestHandler = (req, res, next) => api(req, res, (err?: unknown) => (err || !req.path.startsWith('/oauth2/') ? next(err) : notFoundHandler(req, res, next)));
   app.use((req, res, next) => (ourApi.test(req.path) || isCookieUserinfo(req) ? ours(req, res, next) : next()));

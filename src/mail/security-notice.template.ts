@@ -13,6 +13,8 @@ export type SecurityChange =
   | 'upstream_linked'
   | 'credential_removed'
   | 'operator_credential_removed'
+  | 'operator_signed_out'
+  | 'operator_unlocked'
   | 'password_created'
   | 'password_changed';
 
@@ -81,7 +83,16 @@ const copy: Record<MailLanguage, {
       },
       operator_credential_removed: {
         subject: () => 'Support removed a sign-in method from your account',
-        what: (t) => `An administrator just removed a sign-in method from your account: ${typeName('en', t.credentialType)}.`,
+        what: (t) =>
+          `An administrator just removed a sign-in method from your account: ${typeName('en', t.credentialType)}. Every browser and application signed in to your account was signed out.`,
+      },
+      operator_signed_out: {
+        subject: () => 'Support signed your account out everywhere',
+        what: () => 'An administrator just signed your account out of every browser and application. Sign in again to go on.',
+      },
+      operator_unlocked: {
+        subject: () => 'Support unlocked sign-in to your account',
+        what: () => 'An administrator just lifted the lock that failed sign-in attempts had put on your account: it can be signed in to again.',
       },
       password_created: {
         subject: () => 'A password was added to your account',
@@ -141,7 +152,16 @@ const copy: Record<MailLanguage, {
       },
       operator_credential_removed: {
         subject: () => 'Support har tagit bort ett inloggningssätt från ditt konto',
-        what: (t) => `En administratör har just tagit bort ett inloggningssätt från ditt konto: ${typeName('sv', t.credentialType)}.`,
+        what: (t) =>
+          `En administratör har just tagit bort ett inloggningssätt från ditt konto: ${typeName('sv', t.credentialType)}. Alla webbläsare och program som var inloggade på ditt konto har loggats ut.`,
+      },
+      operator_signed_out: {
+        subject: () => 'Support har loggat ut ditt konto överallt',
+        what: () => 'En administratör har just loggat ut ditt konto från alla webbläsare och program. Logga in igen för att fortsätta.',
+      },
+      operator_unlocked: {
+        subject: () => 'Support har låst upp inloggningen till ditt konto',
+        what: () => 'En administratör har just tagit bort spärren som misslyckade inloggningsförsök hade lagt på ditt konto: det går att logga in igen.',
       },
       password_created: {
         subject: () => 'Ett lösenord har lagts till på ditt konto',
@@ -166,6 +186,9 @@ const copy: Record<MailLanguage, {
   },
 };
 
+/** Changes an operator made in the console: the mail names neither the operator's browser nor their address. */
+const operatorChanges: ReadonlySet<SecurityChange> = new Set(['operator_credential_removed', 'operator_signed_out', 'operator_unlocked']);
+
 function typeName(language: MailLanguage, type: string | undefined): string {
   const types = copy[language].types;
   return (type && types[type]) || types.other!;
@@ -180,7 +203,7 @@ export function renderSecurityNotice(language: MailLanguage, t: SecurityNoticeTe
   const text = copy[language];
   const change = text.changes[t.change];
   const when = new Intl.DateTimeFormat(language === 'sv' ? 'sv-SE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(t.at);
-  const operator = t.change === 'operator_credential_removed';
+  const operator = operatorChanges.has(t.change);
   // An operator's browser and address are not the person's business (nor an attacker's who holds the mailbox).
   const where = text.when(when, operator ? null : browserName(language, t.userAgent), operator || !t.ip || isIP(t.ip) === 0 ? null : t.ip);
   return { subject: change.subject(t), lines: [change.what(t), where, operator ? text.byOperator : text.ifNotYou] };

@@ -34,6 +34,8 @@ describe('renderMail', () => {
         'upstream_linked',
         'credential_removed',
         'operator_credential_removed',
+        'operator_signed_out',
+        'operator_unlocked',
         'password_created',
       ] as const
     ).map((change): MailTemplate => ({ kind: 'security_notice', change, credentialType: 'oidc', provider: 'google', at: new Date('2025-05-03T14:02:00Z') })),

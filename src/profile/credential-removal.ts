@@ -1,17 +1,18 @@
+import type Provider from 'oidc-provider';
 import { findAccountById } from '../accounts/accounts.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { countCredentials, listCredentials, type CredentialRecord, type CredentialType } from '../credentials/credentials.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { errors } from '../http/app-error.ts';
+import { endSignInsInProgress } from '../login/login-session.ts';
 import { firstFactorCredentials } from '../login/next-step.ts';
-import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { forgetRememberedDevices } from './device-revocation.ts';
 import { profileErrors } from './profile-errors.ts';
 import { deleteCredential, isOperator } from './profile.repository.ts';
 import { notifySecurityChange, type SecurityChange } from './security-notice.ts';
+import { signOutOtherSessions, type SessionRequest } from './sessions.service.ts';
 import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
-import type { ClientInfo } from './two-factor.service.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const firstFactorTypes = new Set(['password', 'oidc', 'webauthn']);
@@ -42,17 +43,26 @@ const secondFactorTypes = new Set(['totp', 'webauthn']);
  *    and removes one only from a session that proved one (assertSecondFactorSession).
  *
  * On success (204) the removal is audited (`passkey.removed` for a passkey, else
- * `credential.removed`); when the account's last TOTP goes, its remembered
- * devices go too (`devices.revoked_all`). Then the holder is mailed one notice of the removal.
+ * `credential.removed`) and the holder is mailed one notice of the removal. Then every other
+ * sign-in of the account ends (signOutOtherSessions: Nyckel sessions, OP sessions, applications'
+ * refresh tokens, browsers remembered for the TOTP step, known browsers' standing), this browser's
+ * excepted: a credential is mostly removed because its device was lost or stolen, and the thief's
+ * sessions opened with it must not outlive it. A session records how it signed in (amr), not with
+ * which credential, so the others all go, as a password change with "sign out other sessions"
+ * does. When the account's last TOTP goes, its remembered devices go too, this browser's included
+ * (`devices.revoked_all`): they were remembered on the strength of that authenticator.
+ *
+ * Answers this browser's renewed known-browser cookie, to be set (it keeps its standing).
  */
 export async function removeCredential(
   ctx: Context,
-  session: PortalSessionWithId,
+  provider: Provider,
+  request: SessionRequest,
   credentialId: string,
-  info: ClientInfo,
   /** Only a credential of this type may go (DELETE /auth/passkeys/{id}); any other id is 404. */
   onlyType?: CredentialType,
-): Promise<void> {
+): Promise<{ knownBrowser: string | undefined }> {
+  const { session, info } = request;
   if (!uuid.test(credentialId)) throw errors.notFound();
   const now = ctx.now();
   const { removed, rest } = await ctx.db.transaction(async (trx) => {
@@ -93,4 +103,8 @@ export async function removeCredential(
   if (removed.type === 'totp' && !rest.some((c: CredentialRecord) => c.type === 'totp')) {
     await forgetRememberedDevices(ctx, session.account_id, { reason: 'totp_removed', actorId: session.account_id, ...info });
   }
+  // As after a password change: a sign-in that proved the removed credential does not finish now.
+  await endSignInsInProgress(ctx, session.account_id);
+  const { knownBrowser } = await signOutOtherSessions(ctx, provider, request);
+  return { knownBrowser };
 }

@@ -1,12 +1,15 @@
 import { Router, type Request } from 'express';
+import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { registrationResponseSchema } from '../credentials/webauthn/webauthn.schemas.ts';
 import { limitByIp } from '../http/rate-limit.ts';
+import { setKnownBrowserCookie } from '../login/known-browser.ts';
 import { parse } from '../http/validate.ts';
 import { requireJsonBody } from './json-body.ts';
 import { finishPasskeyRegistration, listAccountPasskeys, removePasskey, startPasskeyRegistration } from './passkeys.service.ts';
 import { passkeyNameSchema } from './profile.schemas.ts';
+import { sessionRequest, thisBrowser } from './request-info.ts';
 import { requireSignedIn } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
@@ -18,7 +21,7 @@ const verifyBody = z.object({ response: registrationResponseSchema, name: passke
  * Registration spends the per-IP budget of the sign-in calls (429 `too_many_requests`), as TOTP
  * enrolment does (two-factor.routes.ts).
  */
-export function createPasskeysRouter(ctx: Context): Router {
+export function createPasskeysRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
   const limited = limitByIp(ctx);
   const info = (req: Request): ClientInfo => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
@@ -38,7 +41,9 @@ export function createPasskeysRouter(ctx: Context): Router {
   });
 
   router.delete('/auth/passkeys/:id', async (req, res) => {
-    await removePasskey(ctx, await requireSignedIn(ctx, req), String(req.params.id), info(req));
+    const session = await requireSignedIn(ctx, req);
+    const { knownBrowser } = await removePasskey(ctx, provider, { ...sessionRequest(req, session, ctx.config), ...thisBrowser(req, ctx.config) }, String(req.params.id));
+    if (knownBrowser) setKnownBrowserCookie(res, ctx.config, knownBrowser);
     res.status(204).end();
   });
 

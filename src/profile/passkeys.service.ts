@@ -1,4 +1,5 @@
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type Provider from 'oidc-provider';
 import { findAccountById } from '../accounts/accounts.repository.ts';
 import type { Context } from '../context.ts';
 import { listPasskeys } from '../credentials/webauthn/passkeys.repository.ts';
@@ -7,6 +8,7 @@ import { errors } from '../http/app-error.ts';
 import type { PortalSessionWithId } from '../session/portal-session.ts';
 import { removeCredential } from './credential-removal.ts';
 import { notifySecurityChange } from './security-notice.ts';
+import type { SessionRequest } from './sessions.service.ts';
 import { assertRecentSignIn, assertSecondFactorSession } from './signed-in.ts';
 import type { ClientInfo } from './two-factor.service.ts';
 
@@ -65,7 +67,7 @@ export async function finishPasskeyRegistration(
   return registered;
 }
 
-/** DELETE /auth/passkeys/{id}: the profile's removal rules (recent sign-in, last way to sign in, operators) and its notice. */
-export async function removePasskey(ctx: Context, session: PortalSessionWithId, id: string, info: ClientInfo): Promise<void> {
-  await removeCredential(ctx, session, id, info, 'webauthn');
+/** DELETE /auth/passkeys/{id}: the profile's removal rules (recent sign-in, last way to sign in, operators), its notice and the other sessions' end. */
+export async function removePasskey(ctx: Context, provider: Provider, request: SessionRequest, id: string): Promise<{ knownBrowser: string | undefined }> {
+  return removeCredential(ctx, provider, request, id, 'webauthn');
 }

@@ -163,3 +163,38 @@ describe('signing an account out everywhere from the console', () => {
     expect(await signOuts(id)).toEqual([{ actor_id: supportOperator.id, details: { role: 'support', applications: 0 } }]);
   });
 });
+
+describe('deleting a credential in the console signs the account out everywhere', () => {
+  const deleteCredential = (accountId: string, credentialId: string) => call(admin, 'DELETE', `/api/accounts/${accountId}/credentials/${credentialId}`);
+
+  it('the lost phone’s passkey: every session and application of the person ends, audited once', async () => {
+    const { id, email } = await person(server, 'lost-phone');
+    const laptop = await signInToApplication(server, 'rp-crm', email);
+    const phone = await signedInBrowser(server, email);
+    const [row] = await server.ctx.db('credentials').insert({ account_id: id, type: 'webauthn', data: { name: 'Lost phone' } }).returning('id');
+    expect([await userinfo(laptop.browser), await userinfo(phone)]).toEqual([200, 200]);
+
+    expect((await deleteCredential(id, (row as { id: string }).id)).status).toBe(204);
+
+    expect([await userinfo(laptop.browser), await userinfo(phone)]).toEqual([401, 401]);
+    await expect(refresh(laptop)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await listPortalSessions(server.ctx, id)).toEqual([]);
+    const rows = await server.ctx.db('audit_events').where({ target_account_id: id, action: 'operator.credential.deleted' });
+    expect(rows).toHaveLength(1);
+    // What is left still signs in.
+    expect(await userinfo(await signedInBrowser(server, email))).toBe(200);
+  });
+
+  it('a colleague’s stolen passkey: their console session closes', async () => {
+    const colleague = await createPerson(server, 'cole-admin', 'admin');
+    const stolen = (await browserOf(server, colleague, ['hwk', 'mfa'])).browser;
+    await server.ctx.db('credentials').insert({ account_id: colleague.id, type: 'totp', secret: server.ctx.secretBox.seal('JBSWY3DPEHPK3PXP') });
+    const [row] = await server.ctx.db('credentials').insert({ account_id: colleague.id, type: 'webauthn', data: { name: 'Stolen' } }).returning('id');
+    expect((await getJson(stolen, '/api/operator')).status).toBe(200);
+
+    expect((await deleteCredential(colleague.id, (row as { id: string }).id)).status).toBe(204);
+    expect((await getJson(stolen, '/api/operator')).status).toBe(401);
+    // The deleting admin is someone else, and stays in.
+    expect((await getJson(admin, '/api/operator')).status).toBe(200);
+  });
+});

@@ -117,7 +117,7 @@ describe.skipIf(!process.env.DATABASE_URL)('lock order: the account row, then it
       (trx) => trx('password_reset_tokens').where({ account_id: account.id }).forUpdate().first('id'),
       [
         () => confirmPasswordReset(app.ctx, app.provider, { token: account.token, password: 'Reset-by-link-44', client }),
-        () => deleteAccountCredential(app.ctx, operator, account.id, account.credentialId),
+        () => deleteAccountCredential(app.ctx, app.provider, operator, account.id, account.credentialId),
       ],
     );
     expect(outcomes.map(codeOf)).toEqual(['ok', 'ok']);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { errorType, start } from '../login/journey.ts';
-import { createTotpAccount, signIn, type TotpAccountOptions } from '../totp/helpers.ts';
+import { createTotpAccount, nextStep, signIn, type TotpAccountOptions } from '../totp/helpers.ts';
 import { authenticatorFor, passkeySignIn, registerPasskey } from './helpers.ts';
 
 let t: TestApp;
@@ -84,5 +84,25 @@ describe('DELETE /auth/passkeys/{id}', () => {
     expect([anonymous.status, errorType(anonymous)]).toEqual([401, 'unauthorized']);
     const crossSite = await browser.delete(`/auth/passkeys/${passkeyId}`).set('Origin', 'https://evil.example');
     expect([crossSite.status, errorType(crossSite)]).toEqual([403, 'cross_site_request']);
+  });
+});
+
+describe('removing a credential from the profile signs the other sessions out', () => {
+  const userinfo = async (browser: Browser) => (await browser.get('/oauth2/userinfo')).status;
+
+  it.each([
+    ['a passkey, DELETE /auth/passkeys/{id}', (browser: Browser, ids: { passkeyId: string }) => remove(browser, ids.passkeyId)],
+    ['the authenticator app, DELETE /oauth2/userinfo/credentials/{id}', (browser: Browser, ids: { totpId: string }) => browser.delete(`/oauth2/userinfo/credentials/${ids.totpId}`)],
+  ])('%s: the phone’s session ends, this browser stays signed in and keeps its standing', async (_what, removal) => {
+    const { account, browser, passkeyId } = await signedInWithPasskey({ totp: 1 });
+    const phone = t.agent();
+    nextStep(t.ctx); // a TOTP code is taken once
+    await signIn(t.ctx, phone, account);
+    expect([await userinfo(browser), await userinfo(phone)]).toEqual([200, 200]);
+
+    const res = await removal(browser, { passkeyId, totpId: account.totpIds[0]! });
+    expect(res.status).toBe(204);
+    expect([await userinfo(browser), await userinfo(phone)]).toEqual([200, 401]);
+    expect((await browser.get('/api/accounts/sessions')).body.sessions).toHaveLength(1);
   });
 });

@@ -269,6 +269,31 @@ describe('a notice when support deletes a credential in the console', () => {
     expect(mail.text).not.toContain('IP address');
     expect(await mailsTo(operator.email)).toEqual([]);
     expect(await auditOf(account.id, 'devices.revoked_all')).toMatchObject([{ actor_id: operator.id, details: { count: 1, reason: 'operator_totp_deleted' } }]);
+    expect(mail.text).toContain('Every browser and application signed in to your account was signed out.');
+  });
+
+  it('support signing the account out everywhere, and unlocking it, are mailed too, in the account’s language', async () => {
+    const operator = await createPersona(t.ctx, { role: 'support', totp: true });
+    const support = await operatorSignIn(t, operator);
+    const { account } = await signedIn({ totp: 0 });
+    await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'sv' });
+
+    expect((await support.post(`/api/accounts/${account.id}/sign-out-everywhere`)).status).toBe(200);
+    const signedOut = await onlyMail(account.email);
+    expect(signedOut.subject).toBe('Support har loggat ut ditt konto överallt');
+    expect(signedOut.text).toContain('En administratör har just loggat ut ditt konto från alla webbläsare och program.');
+    expect(signedOut.text).toContain('Om du inte bad om det, kontakta din administratör.');
+
+    await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'en' });
+    expect((await support.post(`/api/accounts/${account.id}/unlock`)).status).toBe(200);
+    const mails = await mailsTo(account.email);
+    expect(mails.map((m) => m.subject)).toEqual(['Support har loggat ut ditt konto överallt', 'Support unlocked sign-in to your account']);
+    expect(mails[1]!.text).toContain('An administrator just lifted the lock that failed sign-in attempts had put on your account');
+    for (const mail of mails) {
+      expect(mail.text).not.toContain(operator.email);
+      expect(mail.text).not.toContain('IP address');
+    }
+    expect(await mailsTo(operator.email)).toEqual([]);
   });
 });
 

@@ -100,6 +100,9 @@ export async function unlockAccount(ctx: Context, operator: Operator, accountId:
   );
   await endLock(ctx, account.email);
   await clearLockedUntil(ctx.db, account.id, account.locked_until);
+  // A fresh window of guesses at the address: the holder hears of it (if a misled support desk
+  // unlocked it for a guesser, the activity list alone would tell no one in time).
+  await notifySecurityChange(ctx, account.id, { change: 'operator_unlocked' }, null);
 }
 
 /**
@@ -141,7 +144,6 @@ export async function signAccountOutEverywhere(
       { action: 'operator.account.signed_out', target_account_id: account.id, details: { applications: ended.applications } },
       ctx.now(),
     );
-    return ended;
   } catch (err) {
     ctx.logger.error(
       { err, operator_id: operator.account_id, role: operator.role, target_account_id: account.id, applications: ended?.applications ?? null },
@@ -149,6 +151,9 @@ export async function signAccountOutEverywhere(
     );
     throw err;
   }
+  // After the row: the notice says what was done, and a failure to keep it must not mislead the operator.
+  await notifySecurityChange(ctx, account.id, { change: 'operator_signed_out' }, null);
+  return ended;
 }
 
 /**
@@ -165,12 +170,18 @@ export async function signAccountOutEverywhere(
  * (a reset, a password change, the person's own removal) locks the account and then its
  * credentials, and the opposite order deadlocks with them.
  *
- * When the account's last TOTP goes, its remembered devices go too, after the commit, as when the
- * person removes it themselves (credential-removal.ts): they were remembered on the strength of
- * that authenticator, and would otherwise skip the code again for the next one enrolled. Then the
- * holder is mailed a notice naming what support removed (never the operator or where they were).
+ * After the commit the holder is mailed a notice naming what support removed (never the operator
+ * or where they were). When the account's last TOTP goes, its remembered devices go too, as when
+ * the person removes it themselves (credential-removal.ts): they were remembered on the strength
+ * of that authenticator, and would otherwise skip the code again for the next one enrolled. Then
+ * the account is signed out everywhere, as by "Sign out everywhere": support deletes a factor
+ * because its device was lost or stolen, and the sessions, refresh tokens and (for an operator's
+ * account) console that the device opened must not outlive it. A session records how it signed
+ * in, not with which credential, so all of them go; the person signs in again with what is left.
+ * A store failing in that step answers 503 with the credential gone: the operator then signs the
+ * account out everywhere, which the error log line says.
  */
-export async function deleteAccountCredential(ctx: Context, operator: Operator, accountId: string, credentialId: string): Promise<void> {
+export async function deleteAccountCredential(ctx: Context, provider: Provider, operator: Operator, accountId: string, credentialId: string): Promise<void> {
   const { type, lastTotpRemoved } = await ctx.db.transaction(async (trx) => {
     if (!(await lockAccountRow(trx, accountId))) throw errors.notFound();
     const row = (await trx('credentials as c')
@@ -201,5 +212,15 @@ export async function deleteAccountCredential(ctx: Context, operator: Operator, 
   await notifySecurityChange(ctx, accountId, { change: 'operator_credential_removed', credentialType: type }, null);
   if (lastTotpRemoved) {
     await forgetRememberedDevices(ctx, accountId, { reason: 'operator_totp_deleted', actorId: operator.account_id, ip: operator.ip, userAgent: operator.user_agent });
+  }
+  try {
+    await endSignInsInProgress(ctx, accountId);
+    await signOutEverywhere(ctx, provider, accountId);
+  } catch (err) {
+    ctx.logger.error(
+      { err, operator_id: operator.account_id, target_account_id: accountId },
+      'operator.credential.deleted: the credential is gone, but the account was not signed out everywhere; sign it out from the console',
+    );
+    throw err;
   }
 }

@@ -60,7 +60,7 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
     validate({ params: accountCredentialParams }),
     async (_req, res) => {
       const { accountId, credentialId } = res.locals.params;
-      await deleteAccountCredential(ctx, operatorOf(res), accountId, credentialId);
+      await deleteAccountCredential(ctx, provider, operatorOf(res), accountId, credentialId);
       res.status(204).end();
     },
   );
