@@ -10,6 +10,7 @@ import type { Context } from '../context.ts';
 import { isUnavailable } from '../http/error-handler.ts';
 import { acrOf } from './acr.ts';
 import { nyckelResultKey, portalSessionReason } from './portal-session-check.ts';
+import { noKnownScopePrompt, noKnownScopeResult } from './scope-prompt.ts';
 import { tokenTtl } from './provider.ts';
 import { uiLanguage } from './ui-locales.ts';
 import { getPortalSession, linkOidcSession, type PortalSessionWithId } from '../session/portal-session.ts';
@@ -30,6 +31,10 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
   router.get('/auth/interaction/:uid', async (req, res) => {
     const details = await interactionOrNull(provider, req, res);
     if (!details || details.uid !== req.params.uid) return expired(res);
+    if (details.prompt.name === noKnownScopePrompt) {
+      // Before any sign-in page: there would be nothing to grant after it (scope-prompt.ts).
+      return provider.interactionFinished(req, res, noKnownScopeResult, { mergeWithLastSubmission: false });
+    }
     if (details.prompt.name === 'login' && details.prompt.reasons.includes(pendingReason)) {
       // An operator's hand-off (src/admin/impersonation) finishes as the person, never with their session.
       const impersonation = await takePendingImpersonation(ctx, req, String(details.params.client_id));

@@ -13,6 +13,7 @@ import { createClientAdapter, reuseDerivedClients } from './clients.ts';
 import { endLinkedProviderSessions } from './grants.ts';
 import { createSigningKeyRefresh } from './key-refresh.ts';
 import { loadSigningKeys } from './keys.ts';
+import { noKnownScopePromptFirst } from './scope-prompt.ts';
 import { portalSessionCheck, recordSigningIn } from './portal-session-check.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './pages.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
@@ -86,6 +87,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   const impersonationOf = (token: ImpersonationMarks) => impersonationOfToken(inProvider, token);
   const policy = interactionPolicy.base();
   for (const check of [portalSessionCheck(inProvider), ...impersonationChecks(inProvider)]) policy.get('login')!.checks.add(check);
+  noKnownScopePromptFirst(policy);
 
   const configuration: Configuration = {
     adapter: Adapter as Configuration['adapter'],
@@ -212,6 +214,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   logProviderErrors(provider, ctx.logger);
   signInSilentRequests(inProvider, provider);
   provider.use(settleTokenRequests(provider, ctx.store));
+  provider.use(structuredTokensInactive);
   provider.use(recordSigningIn(inProvider));
   // Unknown paths and methods under /oauth2 answer in the OAuth error shape, not Koa's plain text.
   provider.use(async (koa, next) => {
@@ -222,6 +225,22 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     }
   });
   return { provider, refreshSigningKeys: createSigningKeyRefresh(ctx, provider, keys) };
+}
+
+/**
+ * Introspecting a JWT (an ID token, say) answers `{"active":false}`, as RFC 7662 section 2.2 has
+ * it for any token the server does not know as introspectable: oidc-provider refuses structured
+ * tokens with 400 `unsupported_token_type`, a revocation error (RFC 7009) that generic clients
+ * take for a failure of their own request. Nyckel's access and refresh tokens are opaque, so a
+ * JWT is never one of them. Revocation keeps oidc-provider's answer, which RFC 7009 defines.
+ */
+async function structuredTokensInactive(koa: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next();
+  const body = koa.body as { error?: unknown } | undefined;
+  if ((koa.oidc as KoaContextWithOIDC['oidc'] | undefined)?.route === 'introspection' && koa.status === 400 && body?.error === 'unsupported_token_type') {
+    koa.status = 200;
+    koa.body = { active: false };
+  }
 }
 
 /** The logout oidc-provider runs itself before resuming an authorization at /authorize/:uid for another account. */

@@ -140,6 +140,40 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(await client.tokenIntrospection(one, tokens.access_token)).toMatchObject({ active: true, client_id: 'rp-one' });
   });
 
+  it('refuses a request with no scope Nyckel knows (invalid_scope, RFC 6749 section 3.3) before any sign-in page; unknown scopes beside a known one are dropped', async () => {
+    const one = await discover('rp-one');
+    for (const [scope, prompt] of [['admin', undefined], ['admin', 'none'], ['', undefined]] as const) {
+      // No nonce: without openid oidc-provider refuses one (invalid_request).
+      const authorization = await pkceAuthorization(one, { redirect_uri: redirectUri, scope, ...(prompt && { prompt }) }, { nonce: false });
+      // A browser signed in nowhere: the answer comes before /login.
+      const { url } = await new BrowserLike(server.base).follow(authorization.url.toString());
+      expect(url.origin + url.pathname).toBe(redirectUri);
+      expect([url.searchParams.get('error'), url.searchParams.get('error_description'), url.searchParams.get('state')]).toEqual([
+        'invalid_scope',
+        'none of the requested scopes is supported',
+        authorization.state,
+      ]);
+    }
+    const mixed = await authorizationRequest(one, { scope: 'openid admin' });
+    const tokens = await exchange(one, await codeFrom(new BrowserLike(server.base), mixed), mixed);
+    expect(tokens.scope).toBe('openid');
+  });
+
+  it('answers a JWT (the ID token, a forged one) at introspection as inactive, as RFC 7662 has it for any token it does not know', async () => {
+    const one = await discover('rp-one');
+    const authorization = await authorizationRequest(one);
+    const tokens = await exchange(one, await codeFrom(new BrowserLike(server.base), authorization), authorization);
+    const forged = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.`;
+    for (const token of [tokens.id_token!, forged]) expect(await client.tokenIntrospection(one, token)).toEqual({ active: false });
+    // The client must still authenticate: an inactive answer is not a way around it.
+    const anonymous = await fetch(`${server.issuer}/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.id_token!, client_id: 'rp-one' }),
+    });
+    expect([anonymous.status, ((await anonymous.json()) as { error: string }).error]).toEqual([401, 'invalid_client']);
+  });
+
   it("leaves another client's tokens alone at revocation, answering as for an unknown token", async () => {
     const one = await discover('rp-one');
     const authorization = await authorizationRequest(one);
