@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
+import { createContext } from '../../src/main.ts';
 import { npmRun as runScript } from '../helpers/npm-run.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'nyckel-operator-'));
@@ -48,6 +50,35 @@ describe.skipIf(process.env.DATABASE_URL)('npm run operator and npm run seed -- 
     expect(badRole.stderr).toContain('unknown role "root"');
     expect((await operator('fly')).code).toBe(64);
     expect((await operator('revoke')).code).toBe(64);
+
+    // The last admin keeps the role, unless --force.
+    for (const args of [['revoke', 'operator@example.com'], ['grant', 'operator@example.com', 'support']]) {
+      const last = await operator(...args);
+      expect([last.code, last.stderr.trim()]).toEqual([
+        1,
+        'nyckel: operator@example.com is the last admin; without one no one can delete credentials, read reset links or log in as a user. ' +
+          'Grant another account the admin role first, or add --force.',
+      ]);
+    }
+    expect((await operator('list')).stdout).toBe('operator@example.com\tadmin\tOlivia Operator\n');
+    const forced = await operator('revoke', 'operator@example.com', '--force');
+    expect([forced.code, forced.stdout]).toEqual([0, 'operator@example.com is no longer an operator (was admin).\n']);
+    expect((await operator('list')).stdout).toBe('No operators.\n');
+
+    // Each change names who ran it, as the machine knows them.
+    const ctx = await createContext(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    try {
+      const rows = await ctx.db('audit_events').where('action', 'like', 'operator.role.%').orderBy('id').select('action', 'details');
+      expect(rows.map((row) => [row.action, row.details.role, row.details.by])).toEqual([
+        ['operator.role.granted', 'support', { os_user: userInfo().username, host: hostname() }],
+        ['operator.role.granted', 'admin', { os_user: userInfo().username, host: hostname() }],
+        ['operator.role.revoked', 'admin', { os_user: userInfo().username, host: hostname() }],
+        ['operator.role.revoked', 'admin', { os_user: userInfo().username, host: hostname() }],
+      ]);
+      expect(rows.map((row) => row.details.forced)).toEqual([undefined, undefined, false, true]);
+    } finally {
+      await Promise.allSettled([ctx.db.destroy(), ctx.store.close(), ctx.mailer.close()]);
+    }
   }, 180_000);
 
   it('generates accounts with a progress bar on stderr, topping up on a second run; refuses a bad count', async () => {
