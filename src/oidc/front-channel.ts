@@ -6,20 +6,27 @@
  * thousand. It is generous: a whole office behind one address signing in at 8 a.m. stays far
  * below it.
  */
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Context } from '../context.ts';
 import { BatchedWindowLimiter, type LimitAnswer } from '../http/batched-limit.ts';
 import { ipBudgetKey } from '../http/ip-key.ts';
 import { refuse } from './back-channel.ts';
+import { sendTooManyAttempts } from './pages.ts';
 import { oversized } from './request-size.ts';
+import { pageLanguage } from './ui-locales.ts';
 
 /** The paths (under the mount, lower case, without a trailing slash) the budget holds: not a resume (/authorize/:uid) or a logout's confirmation. */
 const budgeted = new Set(['/authorize', '/logout']);
 
 export function frontChannelGuard(ctx: Pick<Context, 'store' | 'config'>): RequestHandler {
   const byIp = new BatchedWindowLimiter(ctx.store, { points: ctx.config.authorizeRateLimitPerMinute, duration: 60, prefix: 'oauth-limit:front:' });
-  const answer = (res: Parameters<RequestHandler>[1], next: Parameters<RequestHandler>[2], decided: LimitAnswer) => {
+  const answer = (req: Request, res: Response, next: NextFunction, decided: LimitAnswer) => {
     if (decided.allowed) return next();
+    // A person's browser gets a page in their language; a relying party's code (or anything not
+    // preferring HTML, as oidc-provider decides for its own errors) the OAuth error in JSON.
+    if (req.accepts(['json', 'html']) === 'html') {
+      return sendTooManyAttempts(res, pageLanguage(req.query.ui_locales, req.acceptsLanguages('en', 'sv')), decided.retryAfterSeconds);
+    }
     refuse(res, { status: 429, retryAfterSeconds: decided.retryAfterSeconds, body: { error: 'slow_down', error_description: 'too many requests, try again later' } });
   };
   return (req, res, next) => {
@@ -29,9 +36,9 @@ export function frontChannelGuard(ctx: Pick<Context, 'store' | 'config'>): Reque
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     if (!budgeted.has(path)) return next();
     const decided = byIp.hit(ipBudgetKey(req.ip ?? 'unknown'));
-    if (!(decided instanceof Promise)) return answer(res, next, decided);
+    if (!(decided instanceof Promise)) return answer(req, res, next, decided);
     // With the store unreachable nothing can be stored either: the request goes on, and
     // oidc-provider answers it as an outage (temporarily_unavailable at the client's redirect).
-    decided.then((outcome) => answer(res, next, outcome), () => next());
+    decided.then((outcome) => answer(req, res, next, outcome), () => next());
   };
 }

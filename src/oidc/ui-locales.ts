@@ -10,3 +10,11 @@ export function uiLanguage(uiLocales: unknown): 'sv' | 'en' | undefined {
   }
   return undefined;
 }
+
+/**
+ * The language of a page Nyckel shows itself: the request's ui_locales first, then its
+ * Accept-Language (`accepted`: the request's pick of `en` and `sv`), else English.
+ */
+export function pageLanguage(uiLocales: unknown, accepted: string | false): 'sv' | 'en' {
+  return uiLanguage(uiLocales) ?? (accepted === 'sv' ? 'sv' : 'en');
+}
