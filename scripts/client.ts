@@ -97,6 +97,27 @@ const refusals = {
 const cacheNote = `Running servers use the change within ${clientCacheMs / 1000} s.`;
 const secretLine = (metadata: Record<string, unknown>) => `client_secret: ${metadata.client_secret} (shown once)`;
 
+/** The command-line option behind each metadata field, so a refusal names what to type. */
+const optionOf: Record<string, string> = {
+  client_id: '<client_id>',
+  client_name: '--name',
+  redirect_uris: '--redirect',
+  post_logout_redirect_uris: '--logout',
+  client_secret: '--secret',
+  id_token_signed_response_alg: '--alg',
+};
+
+/** A validation issue in the terms of the command line: `--redirect: give at least one`, `--redirect (2nd): …`. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const [field, index] = issue.path;
+  const option = (typeof field === 'string' && optionOf[field]) || issue.path.join('.');
+  const which = typeof index === 'number' ? ` (${ordinal(index + 1)})` : '';
+  const message = issue.code === 'too_small' && issue.origin === 'array' ? 'give at least one' : issue.message;
+  return `${option}${which}: ${message}`;
+}
+
+const ordinal = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
+
 await withContext(async (ctx) => {
   if (command === 'list') return list(ctx);
   const id = clientId!;
@@ -126,7 +147,7 @@ await withContext(async (ctx) => {
     }
   } catch (error) {
     if (!(error instanceof z.ZodError)) throw error;
-    console.error(`nyckel: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    console.error(`nyckel: ${error.issues.map(describeIssue).join('; ')}`);
     process.exitCode = 64;
   }
 });

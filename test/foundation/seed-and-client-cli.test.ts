@@ -177,6 +177,11 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client: options and listing',
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/^nyckel: a public client \(--public\) has no secret: it authenticates with PKCE alone\./);
     expect((await npmRun('client', ['list'])).stdout).not.toContain('cli-pub');
+    // A refusal names the option to type, not the metadata field behind it.
+    const bare = await npmRun('client', ['add', 'cli-bare']);
+    expect([bare.code, bare.stderr.trim()]).toEqual([64, 'nyckel: --redirect: give at least one']);
+    const fragment = await npmRun('client', ['add', 'cli-bare', '--redirect', 'http://localhost:9996/cb', '--redirect', 'http://localhost:9996/cb#x']);
+    expect([fragment.code, fragment.stderr]).toEqual([64, expect.stringMatching(/^nyckel: --redirect \(2nd\): /)]);
   }, 120_000);
 
   it('update --no-logout empties the post-logout list; list shows name, type, ID token algorithm and both lists', async () => {
