@@ -207,6 +207,37 @@ describe('accounts', () => {
     await page.locator('.account-row').first().waitFor({ state: 'detached' });
   });
 
+  it("Access tokens on a row opens the person's tokens page (not the sign-in notice), and its back link returns to Accounts", async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const email = `${unique('tokenholder')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: `Tora ${unique('Tokens')}` });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    await row.getByRole('link', { name: t.en('admin.tenant.tokens_of', { email }), exact: true }).click();
+
+    await heading(page, 'admin.tokens').waitFor();
+    await page.getByText(t.en('admin.tokens_for', { email, id: accountId }), { exact: true }).waitFor();
+    await page.getByText(t.en('admin.tokens_page.empty'), { exact: true }).waitFor();
+    expect(await heading(page, 'admin.signin_required').count()).toBe(0);
+    expect(new URL(page.url()).pathname).toBe(`/admin/tokens/${encodeURIComponent(email)}/${accountId}`);
+    // Opened afresh (a reload, a shared link) it is the same page, still leading back to Accounts.
+    await page.reload();
+    await heading(page, 'admin.tokens').waitFor();
+    await page.getByRole('link', { name: t.en('admin.tokens_page.back_accounts'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/admin/accounts' && url.search === '');
+    await heading(page, 'admin.accounts').waitFor();
+
+    // A link saved before the parameter was renamed opens the page too: `from` means the sign-in
+    // notice only on /admin itself.
+    await page.goto(`/admin/tokens/${encodeURIComponent(email)}/${accountId}?from=accounts`);
+    await page.getByText(t.en('admin.tokens_for', { email, id: accountId }), { exact: true }).waitFor();
+    expect(await heading(page, 'admin.signin_required').count()).toBe(0);
+  });
+
   it('a support operator sees no reset-links button (the links are admin only) but still sends the reset email', async () => {
     const { page } = h;
     await signInAsOperator(page, undefined, 'support');
@@ -558,6 +589,30 @@ describe('tenants', () => {
     await page.getByText(t.en('admin.tenant.search_first'), { exact: true }).waitFor();
   });
 
+  it("a tenant user's Access tokens link opens the tokens page, and its back link returns to Tenants", async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const slug = unique('tokentenant');
+    const name = `Token ${unique('Kund')}`;
+    const tenantId = await createTenant(h.server.ctx.db, slug, { name });
+    const email = `${unique('tenantuser')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: `Tage ${unique('Tenantuser')}` });
+    await grantAccess(h.server.ctx.db, accountId, tenantId);
+
+    await page.goto('/admin/tenants');
+    await page.getByLabel(t.en('admin.tenant.search_label'), { exact: true }).fill(slug);
+    await page.keyboard.press('Enter');
+    const row = page.locator(`[data-tenant-slug="${slug}"]`);
+    await row.getByRole('button', { name, exact: true }).click();
+    await row.getByRole('link', { name: t.en('admin.tenant.tokens_of', { email }), exact: true }).click();
+
+    await page.getByText(t.en('admin.tokens_for', { email, id: accountId }), { exact: true }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    await page.getByRole('link', { name: t.en('admin.tenant.back'), exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/admin/tenants');
+    await heading(page, 'admin.tenants').waitFor();
+  });
+
   it('creates a tenant with a slug derived from the name', async () => {
     const { page } = h;
     await signInAsOperator(page);
@@ -586,6 +641,89 @@ describe('tenants', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect((await alert.innerText()).startsWith(t.en('errors.error_creating_tenant'))).toBe(true);
+    // Creating disabled Create, which dropped the focus: after the refusal it is back on Create.
+    const create = page.getByRole('button', { name: t.en('admin.tenant.create'), exact: true });
+    await expect.poll(() => create.evaluate((button) => button === document.activeElement)).toBe(true);
+  });
+
+  it('Enable, Pause and Disable SMS are busy while their post runs: a second click posts nothing, and a failure gives the focus back', async () => {
+    const { page } = h;
+    await signInAsOperator(page);
+    const slug = unique('smsbusy');
+    const name = `Sms Busy ${unique('Kund')}`;
+    const tenantId = await createTenant(h.server.ctx.db, slug, { name });
+    // A sender is set, so Pause is offered once SMS is enabled.
+    await h.server.ctx.db('tenant_settings').insert({
+      tenant_id: tenantId,
+      key: 'info',
+      value: JSON.stringify({ sender: 'Nyckel', warning_1: 10, warning_2: 5, paused: false, warned: false }),
+    });
+    const stored = async (key: string) =>
+      ((await h.server.ctx.db('tenant_settings').where({ tenant_id: tenantId, key }).first('value')) as { value: Record<string, unknown> }).value;
+
+    // Every POST of an SMS setting is counted, and held 2.5 s (then let through, or answered 503).
+    let posts = 0;
+    let unavailable = false;
+    await page.route('**/settings/sms', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      posts += 1;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      if (unavailable) await route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' });
+      else await route.continue();
+    });
+
+    await page.goto('/admin/tenants');
+    await page.getByLabel(t.en('admin.tenant.search_label'), { exact: true }).fill(slug);
+    await page.keyboard.press('Enter');
+    const row = page.locator(`[data-tenant-slug="${slug}"]`);
+    await row.getByRole('button', { name, exact: true }).click();
+    const button = (key: string) => row.getByRole('button', { name: t.en(key), exact: true });
+    const dialog = (key: string) => page.getByRole('dialog', { name: t.en(key) });
+    const focused = (locator: ReturnType<typeof button>) => locator.evaluate((element) => element === document.activeElement);
+    /** Clicks the switch again while its post runs; should that open the confirmation, confirms it as a hurried operator would. */
+    const clickAgain = async (switchKey: string) => {
+      await button(switchKey).click({ force: true, timeout: 1000 }).catch(() => undefined);
+      const reopened = await dialog(switchKey).waitFor({ timeout: 1000 }).then(
+        () => true,
+        () => false,
+      );
+      if (reopened) await dialog(switchKey).getByRole('button', { name: t.en(switchKey), exact: true }).click();
+      return reopened;
+    };
+
+    await button('admin.sms.enable').click();
+    await dialog('admin.sms.enable').getByRole('button', { name: t.en('admin.sms.enable'), exact: true }).click();
+    expect(await clickAgain('admin.sms.enable')).toBe(false);
+    // Still posting: the switch is busy and disabled.
+    expect(await button('admin.sms.enable').getAttribute('aria-busy')).toBe('true');
+    expect(await button('admin.sms.enable').isDisabled()).toBe(true);
+    await h.shot('admin-sms-enabling');
+    await row.locator('.sms-panel .badge', { hasText: t.en('admin.sms.status_waiting') }).waitFor();
+    expect(posts).toBe(1);
+    expect(await stored('system_sms')).toEqual({ value: true });
+    // The switch now says Disable; the focus the call took from it is back on it.
+    await expect.poll(() => focused(button('admin.sms.disable'))).toBe(true);
+
+    await button('admin.sms.pause').click();
+    await dialog('admin.sms.pause').getByRole('button', { name: t.en('admin.sms.pause'), exact: true }).click();
+    expect(await clickAgain('admin.sms.pause')).toBe(false);
+    expect(await button('admin.sms.pause').getAttribute('aria-busy')).toBe('true');
+    // Nor can the other switch post meanwhile.
+    expect(await button('admin.sms.disable').isDisabled()).toBe(true);
+    await row.locator('.sms-panel .badge', { hasText: t.en('admin.sms.status_paused') }).waitFor();
+    expect(posts).toBe(2);
+    expect(await stored('info')).toMatchObject({ paused: true });
+
+    unavailable = true;
+    await button('admin.sms.disable').click();
+    await dialog('admin.sms.disable').getByRole('button', { name: t.en('admin.sms.disable'), exact: true }).click();
+    expect(await clickAgain('admin.sms.disable')).toBe(false);
+    expect(await button('admin.sms.disable').getAttribute('aria-busy')).toBe('true');
+    await page.getByRole('alert').filter({ hasText: t.en('admin.sms.save_failed') }).waitFor();
+    await expect.poll(() => focused(button('admin.sms.disable'))).toBe(true);
+    expect(await button('admin.sms.disable').isDisabled()).toBe(false);
+    expect(posts).toBe(3);
+    expect(await stored('system_sms')).toEqual({ value: true });
   });
 
   it('adding credits or saving the SMS settings that fails (503) gives the focus back to Add or Save; added credits leave it in the emptied field', async () => {

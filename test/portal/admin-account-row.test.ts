@@ -35,7 +35,7 @@ describe('an account row of the console', () => {
   it("links to the account's sessions and tokens, also for a person without tenant access", () => {
     const html = rowMarkup(account);
     const link = /<a [^>]*href="([^"]+)"[^>]*>Access tokens<\/a>/.exec(html);
-    expect(link?.[1]).toBe(`/admin/tokens/tove%2Bhelp%40example.com/${account.id}?from=accounts`);
+    expect(link?.[1]).toBe(`/admin/tokens/tove%2Bhelp%40example.com/${account.id}?back=accounts`);
     expect(link?.[0]).toContain('aria-label="Access tokens of tove+help@example.com"');
   });
 
@@ -47,7 +47,7 @@ describe('an account row of the console', () => {
           children: createElement(Router, { base: '/admin', ssrPath: `/admin/tokens/x/${account.id}`, ssrSearch: search, children: createElement(TokensPage, { email: account.email, accountId: account.id }) }),
         }),
       );
-    expect(page('from=accounts')).toContain('<a href="/admin/accounts">Back to accounts</a>');
+    expect(page('back=accounts')).toContain('<a href="/admin/accounts">Back to accounts</a>');
     expect(page('')).toContain('<a href="/admin/tenants">Back to tenants</a>');
     expect(page('')).not.toContain('Back to accounts');
   });

@@ -45,7 +45,9 @@ export function AdminShell() {
   const { t } = useTranslation();
   const [path] = useLocation();
   const query = new URLSearchParams(useSearch());
-  const from = query.get('from');
+  // The sign-in notice is /admin?from=… only (spec section 2): a `from` on a console page (an old
+  // link, a page's own parameter) must not hide that page behind the notice.
+  const from = path === '/' ? query.get('from') : null;
   const [collapsed, setCollapsed] = useState(false);
   const [dark, setDark] = useDarkMode();
 

@@ -1,10 +1,11 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { createTenant } from '../../api/admin.ts';
 import { isApiError } from '../../api/client.ts';
 import { ErrorAlert } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
+import { useFocusBack } from '../../components/use-focus-back.ts';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { failureText } from '../failure-text.ts';
 import { useToast } from '../toast.tsx';
@@ -27,6 +28,10 @@ export function NewTenantPage() {
   const [ownSlug, setOwnSlug] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const createButton = useRef<HTMLButtonElement>(null);
+  // Creating disables Create, which drops the focus: after a refusal it comes back to Create (a
+  // tenant that was created leaves the page).
+  useFocusBack(busy, createButton);
   const slug = ownSlug ?? slugFromName(name);
   const problems = newTenantProblems(name, slug);
   const slugInvalid = problems.includes('slug_invalid');
@@ -89,7 +94,7 @@ export function NewTenantPage() {
         </div>
         <ErrorAlert message={failure} />
         <div className="actions">
-          <Button disabled={problems.length > 0} loading={busy}>
+          <Button ref={createButton} disabled={problems.length > 0} loading={busy}>
             {t('admin.tenant.create')}
           </Button>
           <Link href="/tenants" className="btn btn-secondary">

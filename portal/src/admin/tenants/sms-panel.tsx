@@ -12,6 +12,9 @@ import { formatUtc } from '../utc-time.ts';
 import { SmsEditForm } from './sms-edit-form.tsx';
 import { deriveSmsSettings, parseCreditsToAdd, SMS_STATUS_KEYS, smsEnabledSetting, smsPausedSetting, smsStatus, withSetting } from './sms-settings.ts';
 
+/** The switch a confirmed change is posting: Enable/Disable (`system_sms`) or Pause/Resume (`info`). */
+type SmsSwitch = 'enabled' | 'paused';
+
 /**
  * A tenant's SMS settings. Enabling/disabling and pausing/unpausing each ask for confirmation
  * first, then post the one setting that changes (`system_sms` or `info`). The panel keeps its own
@@ -25,6 +28,13 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
   const canChange = useCanChange();
   const [entries, setEntries] = useState<SettingEntry[]>(tenant.sms_settings ?? []);
   const [credits, setCredits] = useState<number | null>(tenant.sms_credits ?? null);
+  const [pending, setPending] = useState<SmsSwitch | null>(null);
+  const enableButton = useRef<HTMLButtonElement>(null);
+  const pauseButton = useRef<HTMLButtonElement>(null);
+  // Posting disables the switch (as the confirmation hands the focus back to it), which drops the
+  // focus: it comes back to the switch when the post ends, failed or not.
+  useFocusBack(pending === 'enabled', enableButton);
+  useFocusBack(pending === 'paused', pauseButton);
   const sms = deriveSmsSettings(entries, credits);
   // Pausing posts the whole `info` (sender and thresholds); without one there is nothing to pause.
   const hasInfo = sms.sender !== null;
@@ -43,8 +53,15 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
       return false;
     }
   };
-  const confirmThen = (entry: SettingEntry) => async () => {
-    await post(entry);
+  // Both switches stay disabled until the post ends, so a slow server never gets a second change
+  // on top of the first: the same switch again, or the other one racing it.
+  const confirmThen = (action: SmsSwitch, entry: SettingEntry) => async () => {
+    setPending(action);
+    try {
+      await post(entry);
+    } finally {
+      setPending(null);
+    }
   };
 
   const yes = (value: boolean) => (value ? t('admin.yes') : t('admin.no'));
@@ -97,15 +114,18 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
       <div className="actions">
         {sms.enabled ? (
           <Button
+            ref={enableButton}
             type="button"
             variant="secondary"
+            loading={pending === 'enabled'}
+            disabled={pending !== null}
             onClick={() =>
               ask({
                 title: t('admin.sms.disable'),
                 content: t('admin.sms.disable_confirm', { name: tenant.name }),
                 warning: true,
                 confirmLabel: t('admin.sms.disable'),
-                onConfirm: confirmThen(smsEnabledSetting(false)),
+                onConfirm: confirmThen('enabled', smsEnabledSetting(false)),
               })
             }
           >
@@ -113,13 +133,16 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
           </Button>
         ) : (
           <Button
+            ref={enableButton}
             type="button"
+            loading={pending === 'enabled'}
+            disabled={pending !== null}
             onClick={() =>
               ask({
                 title: t('admin.sms.enable'),
                 content: t('admin.sms.enable_confirm', { name: tenant.name }),
                 confirmLabel: t('admin.sms.enable'),
-                onConfirm: confirmThen(smsEnabledSetting(true)),
+                onConfirm: confirmThen('enabled', smsEnabledSetting(true)),
               })
             }
           >
@@ -128,8 +151,11 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
         )}
         {sms.enabled && hasInfo && (
           <Button
+            ref={pauseButton}
             type="button"
             variant="secondary"
+            loading={pending === 'paused'}
+            disabled={pending !== null}
             onClick={() =>
               ask(
                 sms.paused
@@ -137,14 +163,14 @@ export function SmsPanel({ tenant, onSaved }: { tenant: TenantDetail; onSaved: (
                       title: t('admin.sms.unpause'),
                       content: t('admin.sms.unpause_confirm', { name: tenant.name }),
                       confirmLabel: t('admin.sms.unpause'),
-                      onConfirm: confirmThen(smsPausedSetting(entries, false)),
+                      onConfirm: confirmThen('paused', smsPausedSetting(entries, false)),
                     }
                   : {
                       title: t('admin.sms.pause'),
                       content: t('admin.sms.pause_confirm', { name: tenant.name }),
                       warning: true,
                       confirmLabel: t('admin.sms.pause'),
-                      onConfirm: confirmThen(smsPausedSetting(entries, true)),
+                      onConfirm: confirmThen('paused', smsPausedSetting(entries, true)),
                     },
               )
             }

@@ -22,7 +22,14 @@ export function filterTenantUsers(users: readonly TenantUser[], query: string): 
   return matches.sort((a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
 }
 
-/** `tokens/{email}/{account_id}` under /admin; from the accounts page it says so, for the way back. */
-export function tokensPath(email: string, accountId: string, from: 'tenants' | 'accounts' = 'tenants'): string {
-  return `/tokens/${encodeURIComponent(email)}/${encodeURIComponent(accountId)}${from === 'accounts' ? '?from=accounts' : ''}`;
+/** Query parameter of the tokens page naming the page to go back to. */
+export const TOKENS_BACK_PARAM = 'back';
+
+/**
+ * `tokens/{email}/{account_id}` under /admin; from the accounts page it says so (`?back=accounts`),
+ * for the way back. Never `from`: /admin?from=… is the console's sign-in notice (spec section 2).
+ */
+export function tokensPath(email: string, accountId: string, back: 'tenants' | 'accounts' = 'tenants'): string {
+  const path = `/tokens/${encodeURIComponent(email)}/${encodeURIComponent(accountId)}`;
+  return back === 'accounts' ? `${path}?${TOKENS_BACK_PARAM}=accounts` : path;
 }

@@ -3,14 +3,15 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearch } from 'wouter';
 import { listTokens, type AccessToken } from '../../api/admin.ts';
 import { ListStatus } from '../list-status.tsx';
+import { TOKENS_BACK_PARAM } from '../tenants/user-search.ts';
 import { useLoad } from '../use-load.ts';
 import { TTL_KEYS, ttlParts } from './token-ttl.ts';
 
 /** /admin/tokens/:email/:account_id: the account's live store entries, key and time to live. */
 export function TokensPage({ email, accountId }: { email: string; accountId: string }) {
   const { t } = useTranslation();
-  // Back where the operator came from: an account row (?from=accounts) or a tenant's users.
-  const fromAccounts = new URLSearchParams(useSearch()).get('from') === 'accounts';
+  // Back where the operator came from: an account row (?back=accounts) or a tenant's users.
+  const fromAccounts = new URLSearchParams(useSearch()).get(TOKENS_BACK_PARAM) === 'accounts';
   const tokens = useLoad<AccessToken[]>();
   const { run } = tokens;
   useEffect(() => run(() => listTokens(accountId)), [run, accountId]);
