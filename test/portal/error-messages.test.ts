@@ -11,6 +11,7 @@ import {
   loginErrorFromType,
   isSpentResetLink,
   resetRequestErrorKey,
+  retryableErrorKey,
 } from '../../portal/src/login/error-messages.ts';
 import { LOCK_WAIT_KEYS } from '../../portal/src/login/lock-wait.ts';
 import en from '../../portal/src/i18n/en.json' with { type: 'json' };
@@ -43,20 +44,46 @@ describe('login error messages (spec section 8)', () => {
     expect(result.kind).toBe(kind);
   });
 
+  // An answer without a type the portal knows says what happened by its status, never
+  // "Failed to authenticate" (which reads like a wrong password).
   it.each([
-    ['no answer at all', { status: 0, detail: [{ type: 'network_error', msg: 'Failed to fetch' }] }],
-    ['503', { status: 503, detail: [{ type: 'service_unavailable', msg: 'x' }] }],
-    ['503 without a body', { status: 503, detail: [] }],
-  ])('network error: %s', (_name, failure) => {
-    expect(loginErrorFrom(failure)).toEqual({ key: 'errors.network_error', kind: 'soft' });
+    ['no answer at all', { status: 0, detail: [{ type: 'network_error', msg: 'Failed to fetch' }] }, 'errors.network_error'],
+    ['no answer, no detail', { status: 0, detail: [] }, 'errors.network_error'],
+    ["Nyckel's own 503", { status: 503, detail: [{ type: 'service_unavailable', msg: 'x' }] }, 'errors.service_unavailable'],
+    ['503 without a body', { status: 503, detail: [] }, 'errors.service_unavailable'],
+    ["a proxy's 502 page (HTML, no detail)", { status: 502, detail: [] }, 'errors.service_unavailable'],
+    ['a 504', { status: 504, detail: [] }, 'errors.service_unavailable'],
+    ['a 500 internal_error', { status: 500, detail: [{ type: 'internal_error', msg: 'An unexpected error occurred' }] }, 'errors.service_unavailable'],
+    ['a plain-text 429', { status: 429, detail: [] }, 'errors.too_many_requests'],
+  ])('by status: %s → %s', (_name, failure, key) => {
+    expect(loginErrorFrom(failure)).toEqual({ key, kind: 'soft' });
   });
 
   it.each([
     ['a non-API error', new Error('boom')],
     ['undefined', undefined],
-    ['an answer without detail', { status: 500, detail: [] }],
+    ['a 400 without detail', { status: 400, detail: [] }],
+    ['a 403 of an unknown type', { status: 403, detail: [{ type: 'cross_site_request', msg: '' }] }],
   ])('default message for %s', (_name, failure) => {
     expect(loginErrorFrom(failure).key).toBe('errors.failed_to_authenticate');
+  });
+
+  it.each([
+    [0, 'errors.network_error'],
+    [429, 'errors.too_many_requests'],
+    [500, 'errors.service_unavailable'],
+    [503, 'errors.service_unavailable'],
+    [599, 'errors.service_unavailable'],
+    [400, null],
+    [401, null],
+    [406, null],
+    [422, null],
+  ])('a call that may pass on retry: status %i → %s', (status, key) => {
+    expect(retryableErrorKey({ status, detail: [] })).toBe(key);
+  });
+
+  it('a throw that is no answer at all is retryable, as an unexpected error', () => {
+    expect(retryableErrorKey(new Error('boom'))).toBe('errors.unexpected_error');
   });
 
   it('uses only the first detail type', () => {
@@ -112,7 +139,8 @@ describe('login error messages (spec section 8)', () => {
     const t = (key: string) => translate(en, key);
     it.each([
       ['no answer', { status: 0, detail: [{ type: 'network_error', msg: 'Failed to fetch' }] }, 'Network error. Please try again later.'],
-      ['service down', { status: 503, detail: [] }, 'Network error. Please try again later.'],
+      ['service down', { status: 503, detail: [] }, 'The service is temporarily unavailable. Please try again in a moment.'],
+      ["a proxy's 502", { status: 502, detail: [] }, 'The service is temporarily unavailable. Please try again in a moment.'],
       ['too many tries', error('too_many_requests', 429), 'Too many attempts. Please wait a moment and try again.'],
       ['a common password', error('weak_password', 422, 'Password is too common, choose another one'), translate(en, 'password.too_common')],
       ['a weak password, reason unknown', error('weak_password', 422, 'Password must not be your email'), 'The password is too weak'],
@@ -191,7 +219,9 @@ describe('login error messages (spec section 8)', () => {
   it.each([
     [{ status: 0, detail: [] }, 'errors.network_error'],
     [{ status: 429, detail: [] }, 'errors.too_many_requests'],
-    [{ status: 500, detail: [] }, 'errors.failed_to_send_reset_email'],
+    [{ status: 500, detail: [] }, 'errors.service_unavailable'],
+    [{ status: 503, detail: [{ type: 'service_unavailable', msg: '' }] }, 'errors.service_unavailable'],
+    [{ status: 400, detail: [] }, 'errors.failed_to_send_reset_email'],
     [{ status: 403, detail: [{ type: 'cross_site_request', msg: '' }] }, 'errors.failed_to_send_reset_email'],
     // The page lets `anna@firma.s` through; the server does not. Says nothing about an account.
     [{ status: 422, detail: [{ type: 'validation_error', msg: 'Invalid email address' }] }, 'errors.invalid_email'],

@@ -52,7 +52,7 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
   // Passed in the query only (`/login?error=session_expired&return_to=…`): the profile's session
   // ended; signing in again goes back there.
   session_expired: { key: 'errors.session_expired', kind: 'soft' },
-  // Passed in the query only (`/login?error=<type>`): an answer with status 503 is a network error.
+  // Nyckel's own 503 (a store or database outage), and `/login?error=service_unavailable` after an upstream sign-in.
   service_unavailable: { key: 'errors.service_unavailable', kind: 'soft' },
   // The application's sign-in request (the OIDC interaction) ended before the person finished:
   // only the application can start a new one, so the message sends them back there.
@@ -71,8 +71,6 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
 };
 
 export const DEFAULT_LOGIN_ERROR: LoginError = { key: 'errors.failed_to_authenticate', kind: 'soft' };
-
-export const NETWORK_LOGIN_ERROR: LoginError = { key: 'errors.network_error', kind: 'soft' };
 
 /**
  * English server texts the portal knows how to translate (the server answers `msg` in English:
@@ -108,13 +106,40 @@ function isErrorLike(error: unknown): error is ErrorLike {
   );
 }
 
-/** Classifies anything a login call threw. Not an API error at all → the default message. */
+/**
+ * What the status alone says of an answer whose type the portal does not know (a proxy's 502 page,
+ * a plain-text 429): no answer at all, too many requests, or the service failing. Null for any
+ * other status. Without this such answers read "Failed to authenticate", as a wrong password does.
+ */
+export function statusErrorKey(status: number): string | null {
+  if (status === 0) return 'errors.network_error';
+  if (status === 429) return 'errors.too_many_requests';
+  if (status >= 500 && status <= 599) return 'errors.service_unavailable';
+  return null;
+}
+
+/**
+ * A call failed for a reason that may pass (statusErrorKey), or threw something that is no answer
+ * at all: the message key for a page that offers Try again. Null when the server refused the
+ * request itself (another 4xx): trying again would get the same answer.
+ */
+export function retryableErrorKey(error: unknown): string | null {
+  if (!isErrorLike(error)) return 'errors.unexpected_error';
+  return statusErrorKey(error.status);
+}
+
+/**
+ * Classifies anything a login call threw: by the first detail type when mapped, else by the status
+ * (statusErrorKey), else the default message. Not an API error at all → the default message.
+ */
 export function loginErrorFrom(error: unknown): LoginError {
   if (!isErrorLike(error)) return DEFAULT_LOGIN_ERROR;
-  if (error.status === 0 || error.status === 503) return NETWORK_LOGIN_ERROR;
   const first = error.detail[0];
   const mapping = first ? LOGIN_ERROR_TYPES[first.type] : undefined;
-  if (!first || !mapping) return DEFAULT_LOGIN_ERROR;
+  if (!first || !mapping) {
+    const byStatus = statusErrorKey(error.status);
+    return byStatus ? { key: byStatus, kind: 'soft' } : DEFAULT_LOGIN_ERROR;
+  }
   const result: LoginError = { key: mapping.key, kind: mapping.kind };
   if (mapping.useServerMessage && first.msg) result.serverMessage = first.msg;
   const wait = mapping.saysWait ? lockWait(error.retryAfterSeconds) : null;
@@ -148,14 +173,14 @@ export function describeLoginError(error: LoginError, t: Translate): string {
 }
 
 /**
- * Setting the password from a reset link failed: no answer, too many tries, or the server refused
- * the password (its reason, translated); anything else — a used or expired link included — is the
- * spec's "Password reset failed".
+ * Setting the password from a reset link failed: no answer, too many tries, the service failing
+ * (statusErrorKey), or the server refused the password (its reason, translated); anything else —
+ * a used or expired link included — is the spec's "Password reset failed".
  */
 export function confirmResetErrorText(error: unknown, t: Translate): string {
   if (!isErrorLike(error)) return t('errors.password_reset_failed');
-  if (error.status === 0 || error.status === 503) return t(NETWORK_LOGIN_ERROR.key);
-  if (error.status === 429) return t('errors.too_many_requests');
+  const byStatus = statusErrorKey(error.status);
+  if (byStatus) return t(byStatus);
   if (isPasswordRefusal(error)) return describeLoginError(loginErrorFrom(error), t);
   return t('errors.password_reset_failed');
 }
@@ -170,19 +195,20 @@ export function isSpentResetLink(error: unknown): boolean {
 
 /** The server refused the new password itself (too common, too long): the person must change it. */
 export function isPasswordRefusal(error: unknown): boolean {
-  if (!isErrorLike(error) || error.status === 0 || error.status === 503 || error.status === 429) return false;
+  if (!isErrorLike(error) || statusErrorKey(error.status) !== null) return false;
   const type = error.detail[0]?.type;
   return type === 'weak_password' || type === 'validation_error';
 }
 
 /**
- * Sending a reset link failed: a network problem, too many requests, an address the server cannot
- * take (its check is stricter than the page's simple pattern: `anna@firma.s`), or anything else.
- * None of them says whether the address has an account.
+ * Sending a reset link failed: no answer, too many requests, the service failing (statusErrorKey),
+ * an address the server cannot take (its check is stricter than the page's simple pattern:
+ * `anna@firma.s`), or anything else. None of them says whether the address has an account.
  */
 export function resetRequestErrorKey(error: unknown): string {
-  if (isErrorLike(error) && (error.status === 0 || error.status === 503)) return NETWORK_LOGIN_ERROR.key;
-  if (isErrorLike(error) && error.status === 429) return 'errors.too_many_requests';
-  if (isErrorLike(error) && error.detail[0]?.type === 'validation_error') return 'errors.invalid_email';
+  if (!isErrorLike(error)) return 'errors.failed_to_send_reset_email';
+  const byStatus = statusErrorKey(error.status);
+  if (byStatus) return byStatus;
+  if (error.detail[0]?.type === 'validation_error') return 'errors.invalid_email';
   return 'errors.failed_to_send_reset_email';
 }
