@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { availableTenants } from '../api/client.ts';
+import { availableTenants, isApiError } from '../api/client.ts';
 import type { AvailableTenantsResponse, TenantSummary } from '../api/types.ts';
 import { ErrorAlert } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
@@ -10,6 +10,8 @@ import { LoginGuard, useLoginEmail } from '../components/login-guard.tsx';
 import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { useSignOut } from '../profile/sign-out.ts';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
+import { retryableErrorKey } from './error-messages.ts';
+import { nextFailedTry, RetryFailure, type FailedTry } from './retry-failure.tsx';
 import { ACCESSED_TENANTS_KEY, daysSinceAccess, parseAccessedTenants, recordAccess, sortTenants, type AccessedTenants } from './tenants.ts';
 
 function readAccessed(): AccessedTenants {
@@ -35,17 +37,51 @@ function TenantChooser() {
   const email = useLoginEmail();
   const [answer, setAnswer] = useState<AvailableTenantsResponse | null>(null);
   const [accessed] = useState(readAccessed);
+  // Each run of the call; Try again starts another.
+  const [loadRun, setLoadRun] = useState(0);
+  const [loading, setLoading] = useState(true);
+  const [failure, setFailure] = useState<FailedTry | null>(null);
 
   useEffect(() => {
     let active = true;
     availableTenants().then(
       (result) => active && setAnswer(result),
-      () => active && navigate('/login', { replace: true }),
+      (error: unknown) => {
+        if (!active) return;
+        // 401: the session is gone, so signing in again is the way on (spec section 8). Anything
+        // else (no answer, 429, 5xx) may pass: the person stays, signed in, and may try again.
+        if (isApiError(error) && error.status === 401) {
+          navigate('/login', { replace: true });
+          return;
+        }
+        setFailure((previous) => nextFailedTry(previous, retryableErrorKey(error) ?? 'errors.unexpected_error'));
+        setLoading(false);
+      },
     );
     return () => {
       active = false;
     };
-  }, [navigate]);
+  }, [navigate, loadRun]);
+
+  if (!answer && failure) {
+    return (
+      <AuthLayout>
+        <section className="step">
+          <h1 id="tenants-title">{t('tenants.title')}</h1>
+          {email && <p className="signed-in-as">{t('tenants.signed_in_as', { email })}</p>}
+          <RetryFailure
+            failure={failure}
+            retrying={loading}
+            onRetry={() => {
+              setLoading(true);
+              setLoadRun((n) => n + 1);
+            }}
+          />
+          <SignOutAction prominent={false} />
+        </section>
+      </AuthLayout>
+    );
+  }
 
   if (!answer) {
     return (

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation, useSearch } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { checkResetToken, confirmReset, isApiError } from '../api/client.ts';
 import { ErrorAlert, Notice } from '../components/alert.tsx';
 import { AuthLayout } from '../components/auth-layout.tsx';
@@ -8,16 +8,20 @@ import { Button } from '../components/button.tsx';
 import { useAutoFocus } from '../components/use-auto-focus.ts';
 import { PasswordFields } from '../components/password-fields.tsx';
 import { SHARING_PORTAL_PATH } from './done-target.ts';
-import { confirmResetErrorText, isPasswordRefusal, isSpentResetLink } from './error-messages.ts';
+import { confirmResetErrorText, isPasswordRefusal, isSpentResetLink, retryableErrorKey } from './error-messages.ts';
 import { SET_PASSWORD_PROBLEM_KEYS, setPasswordProblem, visibleSetPasswordProblem } from './password-rules.ts';
+import { nextFailedTry, RetryFailure, type FailedTry } from './retry-failure.tsx';
 
-type Status = 'checking' | 'invalid' | 'ready' | 'saving' | 'done';
+/** `unchecked`: the link could not be checked (no answer, 429, 5xx); Try again checks it again. */
+type Status = 'checking' | 'unchecked' | 'invalid' | 'ready' | 'saving' | 'done';
 
 /** /login/set-password/:token — choose and repeat a new password from a reset link. */
 export function SetPasswordPage({ token }: { token: string }) {
   const { t } = useTranslation();
-  const [, navigate] = useLocation();
   const [status, setStatus] = useState<Status>('checking');
+  // Each run of the token check; Try again starts another.
+  const [checkRun, setCheckRun] = useState(0);
+  const [checkFailure, setCheckFailure] = useState<FailedTry | null>(null);
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [touched, setTouched] = useState(false);
@@ -35,18 +39,29 @@ export function SetPasswordPage({ token }: { token: string }) {
   useEffect(() => {
     let active = true;
     checkResetToken({ token }).then(
-      () => active && setStatus('ready'),
+      () => {
+        if (!active) return;
+        setCheckFailure(null);
+        setStatus('ready');
+      },
       (failure: unknown) => {
         if (!active) return;
-        // 406: invalid or expired — say so and hide the form. Anything else: back to /.
-        if (isApiError(failure) && failure.status === 406) setStatus('invalid');
-        else navigate('/', { replace: true });
+        // No answer, too many requests or the service failing says nothing of the link: the page
+        // stays (leaving would lose the token, which only the mail holds) and offers Try again.
+        // 406 (invalid or expired) — or any other refusal of the token — says so and hides the form.
+        const retryKey = isApiError(failure) && failure.status === 406 ? null : retryableErrorKey(failure);
+        if (retryKey === null) {
+          setStatus('invalid');
+          return;
+        }
+        setCheckFailure((previous) => nextFailedTry(previous, retryKey));
+        setStatus('unchecked');
       },
     );
     return () => {
       active = false;
     };
-  }, [token, navigate]);
+  }, [token, checkRun]);
 
   const problem = setPasswordProblem(password, repeat);
   const visible = visibleSetPasswordProblem(password, repeat, touched);
@@ -75,7 +90,17 @@ export function SetPasswordPage({ token }: { token: string }) {
     <AuthLayout>
       <section className="step">
         <h1 id="set-password-title">{status === 'done' ? t('success.new_password_set') : t('set_password.title')}</h1>
-        {status === 'checking' && <p role="status">{t('set_password.checking')}</p>}
+        {status === 'checking' && !checkFailure && <p role="status">{t('set_password.checking')}</p>}
+        {(status === 'unchecked' || status === 'checking') && checkFailure && (
+          <RetryFailure
+            failure={checkFailure}
+            retrying={status === 'checking'}
+            onRetry={() => {
+              setStatus('checking');
+              setCheckRun((n) => n + 1);
+            }}
+          />
+        )}
         {status === 'invalid' && <InvalidLink message={error ?? t('errors.invalid_or_expired_token')} />}
         {(status === 'ready' || status === 'saving') && (
           <form
