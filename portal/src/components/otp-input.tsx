@@ -1,4 +1,4 @@
-import { useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 export const OTP_LENGTH = 6;
@@ -18,12 +18,22 @@ const digitsOf = (text: string): string[] => [...text.replace(/\D/g, '')];
 /**
  * Six single-digit boxes: digits only, typing moves to the next box, Backspace on an empty box
  * goes back, arrows move, pasting (or autofilling) several digits fills from the current box.
- * Remount it (change its `key`) to clear it and focus the first box again.
+ * Remount it (change its `key`) to clear it and focus the first box again — at once, or, when it
+ * mounts disabled (a new code being sent), as soon as it is enabled.
  */
 export function OtpInput({ disabled = false, onChange, onComplete }: OtpInputProps) {
   const { t } = useTranslation();
   const [digits, setDigits] = useState<string[]>(empty);
   const refs = useRef<(HTMLInputElement | null)[]>([]);
+  const focusedFirst = useRef(false);
+
+  // Not autoFocus: a disabled box cannot take focus, so boxes mounted while a new code is sent
+  // would leave focus on the page and typed digits would go nowhere.
+  useEffect(() => {
+    if (disabled || focusedFirst.current) return;
+    focusedFirst.current = true;
+    refs.current[0]?.focus();
+  }, [disabled]);
 
   const focusBox = (index: number) => {
     const box = refs.current[Math.max(0, Math.min(OTP_LENGTH - 1, index))];
@@ -101,7 +111,6 @@ export function OtpInput({ disabled = false, onChange, onComplete }: OtpInputPro
           pattern="[0-9]*"
           autoComplete={index === 0 ? 'one-time-code' : 'off'}
           aria-label={t('login.otp.digit', { n: index + 1 })}
-          autoFocus={index === 0}
           disabled={disabled}
           value={digit}
           onChange={(event) => handleChange(index, event.target.value)}

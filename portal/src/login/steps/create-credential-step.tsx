@@ -21,9 +21,15 @@ export function CreateCredentialStep({ flow }: { flow: LoginFlow }) {
   const [repeat, setRepeat] = useState('');
   // While loading, or after a failed load, no link: a provider that may not be configured is never offered.
   const configured = useConfiguredProviders().list ?? [];
-  const skip = () => void flow.submit((id) => skipCreatePassword({ session_id: id }));
+  // Skipping (by click or after a minute without activity): Skip is busy, not Create password.
+  const [skipping, setSkipping] = useState(false);
+  const skip = async () => {
+    setSkipping(true);
+    await flow.submit((id) => skipCreatePassword({ session_id: id }));
+    setSkipping(false);
+  };
 
-  useInactivity(AUTO_SKIP_MS, skip, !state.pending);
+  useInactivity(AUTO_SKIP_MS, () => void skip(), !state.pending);
 
   return (
     <StepFrame flow={flow} title={t('login.create_credential.title')} intro={<p>{t('login.create_credential.body')}</p>}>
@@ -52,11 +58,11 @@ export function CreateCredentialStep({ flow }: { flow: LoginFlow }) {
           disabled={state.pending}
           autoFocus
         />
-        <Button loading={state.pending} disabled={!isCreatePasswordValid(password, repeat)}>
+        <Button loading={state.pending && !skipping} disabled={state.pending || !isCreatePasswordValid(password, repeat)}>
           {t('login.create_credential.submit')}
         </Button>
       </form>
-      <Button type="button" variant="secondary" disabled={state.pending} onClick={skip}>
+      <Button type="button" variant="secondary" loading={skipping} disabled={state.pending} onClick={() => void skip()}>
         {t('login.create_credential.skip')}
       </Button>
       <p className="muted">{t('login.create_credential.auto_skip')}</p>

@@ -18,6 +18,8 @@ export function OtpStep({ flow }: { flow: LoginFlow }) {
   const [code, setCode] = useState('');
   // Each failed attempt remounts the boxes: cleared, focus back on the first one.
   const [attempt, setAttempt] = useState(0);
+  // Sending a new code: its own button is busy, not Verify.
+  const [resending, setResending] = useState(false);
   const hard = state.error?.kind === 'hard';
   const resendRef = useRef<HTMLButtonElement>(null);
 
@@ -32,10 +34,14 @@ export function OtpStep({ flow }: { flow: LoginFlow }) {
     setAttempt((n) => n + 1);
   };
 
-  const resend = () => {
+  // The boxes come back empty (and disabled while the code is sent); OtpInput focuses the first
+  // one as soon as they are enabled, so the new code can be typed at once.
+  const resend = async () => {
     setCode('');
     setAttempt((n) => n + 1);
-    void flow.notify((sessionId) => resendOtp({ session_id: sessionId }), 'login.otp.resent');
+    setResending(true);
+    await flow.notify((sessionId) => resendOtp({ session_id: sessionId }), 'login.otp.resent');
+    setResending(false);
   };
 
   return (
@@ -52,12 +58,12 @@ export function OtpStep({ flow }: { flow: LoginFlow }) {
             <legend>{t('login.otp.legend')}</legend>
             <OtpInput key={attempt} disabled={state.pending} onChange={setCode} onComplete={(otp) => void verify(otp)} />
           </fieldset>
-          <Button loading={state.pending} disabled={code.length !== OTP_LENGTH}>
+          <Button loading={state.pending && !resending} disabled={state.pending || code.length !== OTP_LENGTH}>
             {t('login.otp.submit')}
           </Button>
         </form>
       )}
-      <Button type="button" variant="link" ref={resendRef} disabled={state.pending} onClick={resend}>
+      <Button type="button" variant="link" ref={resendRef} loading={resending} disabled={state.pending} onClick={() => void resend()}>
         {t('login.otp.resend')}
       </Button>
     </StepFrame>
