@@ -20,6 +20,16 @@ describe('where Done goes', () => {
     ['foreign redirect_to is ignored', done({ redirect_to: 'https://evil.example/' }), '', '/login/select-tenant'],
     ['protocol-relative redirect_to is ignored', done({ redirect_to: '//evil.example/x' }), '', '/login/select-tenant'],
     ['client_id → authorize with the query', done(), 'client_id=app&scope=openid', '/oauth2/authorize?client_id=app&scope=openid'],
+    // A relying party linked to /login with its whole request: the server knows no interaction, so its tenant selection would lose it.
+    [
+      'an authorization request without interaction → authorize, before redirect_to',
+      done({ redirect_to: '/login/select-tenant' }),
+      'client_id=app&response_type=code&scope=openid',
+      '/oauth2/authorize?client_id=app&response_type=code&scope=openid',
+    ],
+    ['an interaction to finish keeps redirect_to', done({ redirect_to: '/auth/interaction/u1/finish' }), 'client_id=app&response_type=code&interaction=u1', '/auth/interaction/u1/finish'],
+    // /auth/athena sends /login?client_id=athena: the server's choice stands.
+    ['client_id alone keeps redirect_to', done({ redirect_to: '/auth/athena' }), 'client_id=athena', '/auth/athena'],
     ['stakeholder only → sharing portal', done({ is_stakeholder: true, is_user: false }), '', '/auth/athena'],
     ['stakeholder and user → tenants', done({ is_stakeholder: true, is_user: true }), '', '/login/select-tenant'],
     ['user → tenants', done(), 'lang=sv', '/login/select-tenant'],
