@@ -12,6 +12,7 @@ import { measureRequests } from './observability/metrics.ts';
 import { createMetricsRouter } from './observability/metrics.routes.ts';
 import { createLoginRouter } from './login/login.routes.ts';
 import { createResetRouter } from './login/reset.routes.ts';
+import { createEmailChangeRouter } from './login/email-change.routes.ts';
 import { sameOrigin } from './http/origin-check.ts';
 import { createPortalRouter } from './http/portal.ts';
 import { createHttpHandler, oauthMount } from './oidc/back-channel.ts';
@@ -77,7 +78,7 @@ export async function createApp(ctx: Context): Promise<App> {
   );
   // Routers of each area declare full paths and are mounted here (sign-in, reset, profile, operator API).
   api.use(createInteractionRouter(ctx, provider), createAvailableTenantsRouter(ctx), createUserinfoRouter(ctx));
-  api.use(createLoginRouter(ctx), createResetRouter(ctx, provider));
+  api.use(createLoginRouter(ctx), createResetRouter(ctx, provider), createEmailChangeRouter(ctx, provider));
   api.use(createUpstreamRouter(ctx));
   api.use(createAdminRouter(ctx, provider), createImpersonationRouter(ctx));
   api.use(createTwoFactorRouter(ctx), createCredentialsRouter(ctx, provider));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailSchema } from '../login/login.schemas.ts';
 
 /**
  * Ids are UUIDs; any hex layout PostgreSQL accepts, so imported ids with odd version bits still
@@ -15,3 +16,6 @@ export const accountParams = z.object({ accountId: idSchema });
 export const accountCredentialParams = z.object({ accountId: idSchema, credentialId: idSchema });
 export const tokensParams = z.object({ account_id: idSchema });
 export const tenantParams = z.object({ tenantId: idSchema });
+
+/** An operator's change of an account's address: checked as every address is (login.schemas.ts). */
+export const emailChangeBody = z.object({ email: emailSchema });

@@ -9,6 +9,7 @@ export type OperatorAction =
   | 'operator.credential.deleted'
   | 'operator.account.unlocked'
   | 'operator.account.signed_out'
+  | 'operator.account.email_change_requested'
   | 'operator.tokens.viewed'
   | 'operator.tenant.created'
   | 'operator.tenant_setting.set'

@@ -44,4 +44,6 @@ export const resetRequestBody = z.object({ email: emailSchema, type: resetTypeSc
 /** Any string: a malformed token is simply an invalid one (406), as the set-password page expects. */
 export const tokenSchema = z.string().max(512);
 export const checkTokenBody = z.object({ token: tokenSchema });
+/** The link an operator's email change mailed to the new address (email-change.service.ts). */
+export const confirmEmailChangeBody = z.object({ token: tokenSchema });
 export const confirmResetBody = z.object({ token: tokenSchema, password: passwordInputSchema });

@@ -15,6 +15,7 @@ export type SecurityChange =
   | 'operator_credential_removed'
   | 'operator_signed_out'
   | 'operator_unlocked'
+  | 'operator_email_changed'
   | 'password_created'
   | 'password_changed';
 
@@ -94,6 +95,11 @@ const copy: Record<MailLanguage, {
         subject: () => 'Support unlocked sign-in to your account',
         what: () => 'An administrator just lifted the lock that failed sign-in attempts had put on your account: it can be signed in to again.',
       },
+      operator_email_changed: {
+        subject: () => 'This is now the email address of your account',
+        what: () =>
+          'The email address of your account was just changed to this one, as you asked support and confirmed with the link mailed here. Sign in with this address from now on. Every browser and application signed in to your account was signed out.',
+      },
       password_created: {
         subject: () => 'A password was added to your account',
         what: () => 'A password was just created for your account. It can now be used to sign in.',
@@ -163,6 +169,11 @@ const copy: Record<MailLanguage, {
         subject: () => 'Support har låst upp inloggningen till ditt konto',
         what: () => 'En administratör har just tagit bort spärren som misslyckade inloggningsförsök hade lagt på ditt konto: det går att logga in igen.',
       },
+      operator_email_changed: {
+        subject: () => 'Det här är nu e-postadressen till ditt konto',
+        what: () =>
+          'E-postadressen till ditt konto har just ändrats till den här, som du bad support om och bekräftade med länken som mejlades hit. Logga in med den här adressen från och med nu. Alla webbläsare och program som var inloggade på ditt konto har loggats ut.',
+      },
       password_created: {
         subject: () => 'Ett lösenord har lagts till på ditt konto',
         what: () => 'Ett lösenord har just skapats för ditt konto. Det kan nu användas för att logga in.',
@@ -187,7 +198,12 @@ const copy: Record<MailLanguage, {
 };
 
 /** Changes an operator made in the console: the mail names neither the operator's browser nor their address. */
-const operatorChanges: ReadonlySet<SecurityChange> = new Set(['operator_credential_removed', 'operator_signed_out', 'operator_unlocked']);
+const operatorChanges: ReadonlySet<SecurityChange> = new Set([
+  'operator_credential_removed',
+  'operator_signed_out',
+  'operator_unlocked',
+  'operator_email_changed',
+]);
 
 function typeName(language: MailLanguage, type: string | undefined): string {
   const types = copy[language].types;

@@ -23,6 +23,9 @@ describe('renderMail', () => {
     { kind: 'unknown_account' },
     { kind: 'reset_link', link: 'https://id.example/login/set-password/abc', minutes: 60 },
     { kind: 'migration_reset_link', link: 'https://id.example/login/set-password/abc', minutes: 60 },
+    { kind: 'email_change_link', link: 'https://id.example/login/confirm-email/abc', minutes: 60, email: 'new@example.com' },
+    { kind: 'email_change_requested', email: 'new@example.com' },
+    { kind: 'email_changed', email: 'new@example.com' },
     ...(
       [
         'passkey_registered',
@@ -36,6 +39,7 @@ describe('renderMail', () => {
         'operator_credential_removed',
         'operator_signed_out',
         'operator_unlocked',
+        'operator_email_changed',
         'password_created',
       ] as const
     ).map((change): MailTemplate => ({ kind: 'security_notice', change, credentialType: 'oidc', provider: 'google', at: new Date('2025-05-03T14:02:00Z') })),

@@ -9,6 +9,12 @@ export type MailTemplate =
   | { kind: 'reset_link'; link: string; minutes: number }
   | { kind: 'migration_reset_link'; link: string; minutes: number }
   | { kind: 'password_setup_link'; link: string; minutes: number }
+  /** To the new address an operator entered: the link that makes it the account's (email-change.ts). */
+  | { kind: 'email_change_link'; link: string; minutes: number; email: string }
+  /** To the account's address when an operator asks to change it: who holds it hears first. */
+  | { kind: 'email_change_requested'; email: string }
+  /** To the previous address once the change is confirmed: it no longer signs in. */
+  | { kind: 'email_changed'; email: string }
   | SecurityNoticeTemplate;
 
 export interface Rendered {
@@ -53,6 +59,28 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
       lines: ['You asked to sign in with a password from now on. Open this link to choose one:', `The link is valid for ${t.minutes} minutes and can be used once. If you did not ask for it, you can ignore this email.`],
       action: { text: 'Set a password', href: t.link },
     }),
+    email_change_link: (t) => ({
+      subject: 'Confirm your new email address',
+      lines: [
+        `Support asked to make ${t.email} the email address of your Nyckel account. Open this link to confirm it:`,
+        `The link is valid for ${t.minutes} minutes and can be used once. Until you confirm, nothing changes. If you did not ask for it, you can ignore this email.`,
+      ],
+      action: { text: 'Confirm the new address', href: t.link },
+    }),
+    email_change_requested: (t) => ({
+      subject: 'A change of your email address was requested',
+      lines: [
+        `Support asked to change your account's email address to ${t.email}. The change takes effect only once it is confirmed from that address.`,
+        'If you did not ask for it, contact your administrator.',
+      ],
+    }),
+    email_changed: (t) => ({
+      subject: 'Your account has a new email address',
+      lines: [
+        `The email address of your account was changed to ${t.email}, at your request to support. This address no longer signs in to it, and no more mail about the account comes here.`,
+        'If you did not ask for it, contact your administrator.',
+      ],
+    }),
   },
   sv: {
     email_code: (t) => ({
@@ -84,6 +112,28 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
       subject: 'Välj ett lösenord för ditt konto',
       lines: ['Du har bett om att kunna logga in med lösenord. Öppna länken för att välja ett:', `Länken gäller i ${t.minutes} minuter och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
       action: { text: 'Välj ett lösenord', href: t.link },
+    }),
+    email_change_link: (t) => ({
+      subject: 'Bekräfta din nya e-postadress',
+      lines: [
+        `Support har bett om att ${t.email} ska bli e-postadressen till ditt Nyckel-konto. Öppna länken för att bekräfta:`,
+        `Länken gäller i ${t.minutes} minuter och kan användas en gång. Inget ändras förrän du bekräftar. Om du inte bad om det kan du bortse från det här mejlet.`,
+      ],
+      action: { text: 'Bekräfta den nya adressen', href: t.link },
+    }),
+    email_change_requested: (t) => ({
+      subject: 'En ändring av din e-postadress har begärts',
+      lines: [
+        `Support har bett om att ändra ditt kontos e-postadress till ${t.email}. Ändringen gäller först när den har bekräftats från den adressen.`,
+        'Om du inte bad om det, kontakta din administratör.',
+      ],
+    }),
+    email_changed: (t) => ({
+      subject: 'Ditt konto har en ny e-postadress',
+      lines: [
+        `E-postadressen till ditt konto har ändrats till ${t.email}, på din begäran till support. Den här adressen kan inte längre användas för att logga in, och mejl om kontot skickas inte längre hit.`,
+        'Om du inte bad om det, kontakta din administratör.',
+      ],
     }),
   },
 };

@@ -10,10 +10,10 @@ declare module 'express-serve-static-core' {
 }
 
 /**
- * Paths that end in a secret: a reset link's token, an impersonation hand-off's token. Neither is
- * logged, nor anything after it. Case-insensitive, as Express routes them.
+ * Paths that end in a secret: a reset link's token, an email change's token, an impersonation
+ * hand-off's token. None is logged, nor anything after it. Case-insensitive, as Express routes them.
  */
-const secretInPath = /^(\/(?:login\/set-password|auth\/impersonate)\/)[^/?]+.*/i;
+const secretInPath = /^(\/(?:login\/set-password|login\/confirm-email|auth\/impersonate)\/)[^/?]+.*/i;
 /** Paths whose query strings may carry secrets: only the path is logged. */
 const pathOnly = /^\/oauth2(?:[/?]|$)/i;
 /**

@@ -2,15 +2,16 @@ import { Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Context } from '../../context.ts';
 import { validate } from '../../http/validate.ts';
-import { accountCredentialParams, accountParams, searchParams } from '../admin.schemas.ts';
+import { accountCredentialParams, accountParams, emailChangeBody, searchParams } from '../admin.schemas.ts';
 import { operatorOf, requireOperator } from '../operator-guard.ts';
 import { deleteAccountCredential, sendResetEmail, signAccountOutEverywhere, unlockAccount } from './account-actions.service.ts';
 import { listAccounts, searchAccounts } from './account-listing.service.ts';
+import { requestEmailChange } from './email-change.service.ts';
 import { listActiveResetLinks } from './reset-links.service.ts';
 
 /**
  * The console's Accounts page: search, reset mails, sign-in unlocks, signing out everywhere,
- * credential deletion, active reset links. The provider ends the account's OP sessions and grants.
+ * credential deletion, email changes, active reset links. The provider ends the account's OP sessions and grants.
  */
 export function createAdminAccountsRouter(ctx: Context, provider: Provider): Router {
   const router = Router();
@@ -62,6 +63,19 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
       const { accountId, credentialId } = res.locals.params;
       await deleteAccountCredential(ctx, provider, operatorOf(res), accountId, credentialId);
       res.status(204).end();
+    },
+  );
+
+  // Admin, recently signed in with a second factor, as for a credential deletion: the address is
+  // where every code, reset link and notice goes, so moving it moves every way in that runs
+  // through the mailbox. Nothing changes until the new address confirms (email-change.service.ts).
+  router.post(
+    '/api/accounts/:accountId/email-change',
+    adminRecently,
+    validate({ params: accountParams, body: emailChangeBody }),
+    async (_req, res) => {
+      await requestEmailChange(ctx, operatorOf(res), res.locals.params.accountId, res.locals.body.email);
+      res.status(202).json({ status: 'sent' });
     },
   );
 

@@ -1,0 +1,221 @@
+import type { Logger } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { operatorRecentSignInSeconds } from '../../src/admin/operator-guard.ts';
+import { loggableUrl } from '../../src/observability/access-log.ts';
+import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
+import type { ReceivedMail } from '../helpers/mail-server.ts';
+import { createPersona, errorType, password, signIn, startAdminApp, type AdminTestApp, type Persona } from './harness.ts';
+
+/**
+ * "Change email" in the console, for a person whose address changed: the operator asks, the new
+ * address gets a link, and only its confirmation changes the account (DESIGN: every code, link
+ * and notice goes to accounts.email). Real app, real SMTP.
+ */
+let t: AdminTestApp;
+
+beforeAll(async () => {
+  t = await startAdminApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+let counter = 0;
+const fresh = (name: string) => `${name}-${++counter}-${Date.now().toString(36)}@new.example.com`;
+
+type Browser = Awaited<ReturnType<typeof signIn>>;
+const requestChange = (operator: Browser, accountId: string, email: string) => operator.post(`/api/accounts/${accountId}/email-change`).send({ email });
+const confirm = (token: string) => t.agent().post('/auth/email-change/confirm').send({ token });
+const accountOf = (id: string) => t.ctx.db('accounts').where({ id }).first('email', 'email_verified') as Promise<{ email: string; email_verified: boolean }>;
+const auditOf = (id: string, action: string) =>
+  t.ctx.db('audit_events').where({ target_account_id: id, action }).orderBy('id').select('actor_id', 'details');
+/** The token of the confirmation link in a mail to the new address. */
+const tokenIn = (mail: ReceivedMail) => /\/login\/confirm-email\/([A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
+const linkMail = (email: string) => t.mail.waitFor(email, (m) => m.subject === 'Confirm your new email address');
+
+/** A new admin, signed in just now (a TOTP code is accepted once, so one admin per sign-in). */
+async function signedInAdmin(): Promise<{ admin: Persona; operator: Browser }> {
+  const admin = await createPersona(t.ctx, { role: 'admin', totp: true });
+  return { admin, operator: await signIn(t, admin) };
+}
+
+/** A person to move: an account with a password, not an operator, whose address is unverified. */
+async function customer(): Promise<Persona> {
+  const persona = await createPersona(t.ctx, { email: fresh('old').replace('new.example.com', 'old.example.com') });
+  await t.ctx.db('accounts').where({ id: persona.id }).update({ email_verified: false });
+  return persona;
+}
+
+/** Asks for the change and answers the token from the mailed link. */
+async function requested(operator: Browser, person: Persona, email: string): Promise<string> {
+  const res = await requestChange(operator, person.id, email);
+  expect([res.status, res.body]).toEqual([202, { status: 'sent' }]);
+  const token = tokenIn(await linkMail(email));
+  expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  return token!;
+}
+
+const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/** Every call on the app's logger (and its children) from now on, kept instead of written. */
+function captureLogs(logger: Logger) {
+  const calls: unknown[] = [];
+  const previous = logger.level;
+  logger.level = 'trace';
+  const capture = (target: Pick<Logger, (typeof levels)[number]>) => {
+    for (const level of levels) vi.spyOn(target, level).mockImplementation(((...args: unknown[]) => void calls.push(args)) as never);
+  };
+  const child = logger.child.bind(logger);
+  vi.spyOn(logger, 'child').mockImplementation(((...args: Parameters<Logger['child']>) => {
+    const made = child(...args);
+    capture(made);
+    return made;
+  }) as never);
+  capture(logger);
+  return {
+    text: () => JSON.stringify(calls, (_key, value: unknown) => (value instanceof Error ? { message: value.message, stack: value.stack } : value)),
+    stop() {
+      vi.restoreAllMocks();
+      logger.level = previous;
+    },
+  };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('an operator changes an account’s email address', () => {
+  it('moves the account once the new address confirms: verified, signed out everywhere, signs in only with the new address; both addresses told; audited without the token', async () => {
+    const logs = captureLogs(t.ctx.logger);
+    try {
+      const person = await customer();
+      const newEmail = fresh('moved');
+      const personBrowser = await signIn(t, person);
+      expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
+      const { admin, operator } = await signedInAdmin();
+
+      // Mixed case and spaces: normalised as every address is.
+      const res = await requestChange(operator, person.id, `  ${newEmail.toUpperCase()} `);
+      expect([res.status, res.body]).toEqual([202, { status: 'sent' }]);
+      const link = await linkMail(newEmail);
+      expect(link.text).toContain(`${t.ctx.config.publicUrl}/login/confirm-email/`);
+      expect(link.text).toContain(newEmail);
+      const token = tokenIn(link)!;
+      const notice = await t.mail.waitFor(person.email, (m) => m.subject === 'A change of your email address was requested');
+      expect(notice.text).toContain(`Support asked to change your account's email address to ${newEmail}`);
+      expect(notice.text).toContain('If you did not ask for it, contact your administrator.');
+      expect(notice.text).not.toContain(token);
+      // Nothing changed yet.
+      expect(await accountOf(person.id)).toEqual({ email: person.email, email_verified: false });
+      expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
+
+      const confirmed = await confirm(token);
+      expect([confirmed.status, confirmed.body]).toEqual([200, { status: 'changed', email: newEmail }]);
+      expect(await accountOf(person.id)).toEqual({ email: newEmail, email_verified: true });
+      // The portal session carried the old address: it is over.
+      expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
+
+      // The new address signs in; the old one is an address without an account.
+      await signIn(t, { ...person, email: newEmail });
+      const old = await t.agent().post('/auth/login/start').send({ email: person.email });
+      expect(old.body.state).toBe('OTPRequired');
+      const oldPassword = await t
+        .agent()
+        .post('/auth/login/verify-password')
+        .send({ session_id: old.body.session_id, email: person.email, password });
+      expect(oldPassword.body.state).not.toBe('Done');
+
+      await settleSecurityNotices();
+      const securityNotice = t.mail.to(newEmail).find((m) => m.subject === 'This is now the email address of your account');
+      expect(securityNotice?.text).toContain('Sign in with this address from now on.');
+      expect(securityNotice?.text).toContain('If you did not ask for this, contact your administrator.');
+      const moved = await t.mail.waitFor(person.email, (m) => m.subject === 'Your account has a new email address');
+      expect(moved.text).toContain(`changed to ${newEmail}`);
+
+      expect(await auditOf(person.id, 'operator.account.email_change_requested')).toEqual([
+        { actor_id: admin.id, details: { role: 'admin', email: newEmail } },
+      ]);
+      expect(await auditOf(person.id, 'account.email_changed')).toEqual([
+        { actor_id: null, details: { previous_email: person.email, email: newEmail, requested_by: admin.id } },
+      ]);
+      const everything = JSON.stringify(await t.ctx.db('audit_events').select('*'));
+      expect(everything).not.toContain(token);
+      expect(logs.text()).not.toContain(token);
+      // The page's URL carries the token: the access log leaves it out.
+      expect(loggableUrl(`/login/confirm-email/${token}`)).toBe('/login/confirm-email/[redacted]');
+    } finally {
+      logs.stop();
+    }
+  });
+
+  it('a link works once, a newer request replaces it, and it expires after an hour', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const first = await requested(operator, person, fresh('typo'));
+    const second = await requested(operator, person, fresh('right'));
+    expect(errorType(await confirm(first))).toBe('invalid_token');
+    expect((await confirm(first)).status).toBe(406);
+    expect((await confirm(second)).status).toBe(200);
+    const again = await confirm(second);
+    expect([again.status, errorType(again)]).toEqual([406, 'invalid_token']);
+
+    const later = await customer();
+    const expiring = await requested(operator, later, fresh('late'));
+    t.ctx.advance(61 * 60 * 1000);
+    expect((await confirm(expiring)).status).toBe(406);
+    expect((await accountOf(later.id)).email).toBe(later.email);
+  });
+
+  it('refuses bad tokens with 406, never a 500', async () => {
+    for (const token of ['', 'x', 'a'.repeat(512), '../../etc', '%00']) {
+      expect((await confirm(token)).status).toBe(406);
+    }
+    expect((await t.agent().post('/auth/email-change/confirm').send({ token: 'a'.repeat(513) })).status).toBe(422);
+    expect((await t.agent().post('/auth/email-change/confirm').send({ token: 42 })).status).toBe(422);
+    expect((await t.agent().post('/auth/email-change/confirm').send('nonsense')).status).toBeLessThan(500);
+  });
+
+  it('is refused when the address is taken, at the request and at the confirmation', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const other = await customer();
+    const taken = await requestChange(operator, person.id, other.email.toUpperCase());
+    expect([taken.status, errorType(taken)]).toEqual([409, 'account/email-taken']);
+
+    const wanted = fresh('contested');
+    const token = await requested(operator, person, wanted);
+    await createPersona(t.ctx, { email: wanted });
+    const late = await confirm(token);
+    expect([late.status, errorType(late)]).toEqual([409, 'account/email-taken']);
+    expect((await accountOf(person.id)).email).toBe(person.email);
+    expect(await auditOf(person.id, 'account.email_changed')).toEqual([]);
+  });
+
+  it('answers 409 for the current address, 422 for a malformed one, 404 for an unknown account', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const same = await requestChange(operator, person.id, ` ${person.email.toUpperCase()}`);
+    expect([same.status, errorType(same)]).toEqual([409, 'account/email-unchanged']);
+    for (const bad of ['not-an-address', 'a@', '', `${'a'.repeat(250)}@x.se`]) {
+      expect((await requestChange(operator, person.id, bad)).status).toBe(422);
+    }
+    expect((await operator.post(`/api/accounts/${person.id}/email-change`).send({})).status).toBe(422);
+    expect((await requestChange(operator, '00000000-0000-4000-8000-000000000000', fresh('nobody'))).status).toBe(404);
+    expect(await auditOf(person.id, 'operator.account.email_change_requested')).toEqual([]);
+  });
+
+  it('is for admins with a recent second-factor sign-in only', async () => {
+    const person = await customer();
+    const target = fresh('refused');
+    const support = await signIn(t, await createPersona(t.ctx, { role: 'support', totp: true }));
+    const bySupport = await requestChange(support, person.id, target);
+    expect([bySupport.status, errorType(bySupport)]).toEqual([403, 'forbidden']);
+
+    const { operator } = await signedInAdmin();
+    t.ctx.advance((operatorRecentSignInSeconds + 60) * 1000);
+    const stale = await requestChange(operator, person.id, target);
+    expect([stale.status, errorType(stale)]).toEqual([403, 'operator/reauthentication-required']);
+
+    expect(t.mail.to(target)).toEqual([]);
+    expect(await auditOf(person.id, 'operator.account.email_change_requested')).toEqual([]);
+  });
+});
