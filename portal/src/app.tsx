@@ -4,6 +4,7 @@ import { LoginPage } from './login/login-page.tsx';
 import { ResetPasswordPage } from './login/reset-password-page.tsx';
 import { SelectTenantPage } from './login/select-tenant-page.tsx';
 import { SetPasswordPage } from './login/set-password-page.tsx';
+import { ConfirmEmailPage } from './login/confirm-email-page.tsx';
 import { ProfilePage } from './profile/profile-page.tsx';
 import { TotpSetupPage } from './profile/totp-setup-page.tsx';
 
@@ -18,6 +19,7 @@ export function App() {
       <Route path="/login/select-tenant" component={SelectTenantPage} />
       <Route path="/login/reset-password" component={ResetPasswordPage} />
       <Route path="/login/set-password/:token">{(params) => <SetPasswordPage key={params.token} token={params.token} />}</Route>
+      <Route path="/login/confirm-email/:token">{(params) => <ConfirmEmailPage key={params.token} token={params.token} />}</Route>
       <Route path="/profile" component={ProfilePage} />
       <Route path="/profile/credentials/totp/setup" component={TotpSetupPage} />
       <Route path="/admin" nest>

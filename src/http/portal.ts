@@ -10,7 +10,8 @@ const spaRoutes = ['/', '/login', '/login/*rest', '/profile', '/profile/*rest', 
 
 /**
  * Serves the built portal. Hashed assets are immutable; index.html is never cached so a deploy
- * takes effect at once. The set-password page sends no Referer: its URL holds a reset token.
+ * takes effect at once. The set-password and confirm-email pages send no Referer: their URLs hold
+ * a token.
  */
 export function createPortalRouter(securityHeaders: RequestHandler, dist = portalDist): Router {
   const router = Router();
@@ -33,7 +34,7 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
   // route above matched it as written, and would serve the portal without its headers.
   router.use(notAPage, express.static(dist, { index: false, maxAge: '1h' }));
   router.get(spaRoutes, securityHeaders, (req, res) => {
-    if (req.path.startsWith('/login/set-password')) res.set('Referrer-Policy', 'no-referrer');
+    if (req.path.startsWith('/login/set-password') || req.path.startsWith('/login/confirm-email')) res.set('Referrer-Policy', 'no-referrer');
     res.set('Cache-Control', 'no-store');
     res.sendFile(join(dist, 'index.html'));
   });

@@ -124,6 +124,14 @@ export async function sendAccountPasswordReset(accountId: string): Promise<void>
   await request('POST', `/api/accounts/${segment(accountId)}/reset-password`);
 }
 
+/**
+ * Mails the new address a link that makes it the account's email once confirmed (admin, recent
+ * second-factor sign-in). 409 `account/email-taken` or `account/email-unchanged`, 422 malformed.
+ */
+export async function requestAccountEmailChange(accountId: string, email: string): Promise<void> {
+  await request('POST', `/api/accounts/${segment(accountId)}/email-change`, { body: { email } });
+}
+
 /** Ends the account's sign-in lock and starts its failed-attempt count afresh; fine when it is not locked. */
 export async function unlockAccount(accountId: string): Promise<void> {
   await request('POST', `/api/accounts/${segment(accountId)}/unlock`);

@@ -208,6 +208,15 @@ export async function confirmReset(payload: { token: string; password: string })
   return (await request<ConfirmResetResponse | undefined>('POST', '/auth/reset/confirm', { body: payload })) ?? {};
 }
 
+/**
+ * Confirms an operator's change of the account's email address from the link mailed to the new
+ * one; answers the new address. 406 means the link is invalid, used or expired; 409 that another
+ * account took the address meanwhile.
+ */
+export function confirmEmailChange(payload: { token: string }): Promise<{ status: 'changed'; email: string }> {
+  return request('POST', '/auth/email-change/confirm', { body: payload });
+}
+
 // ---- after sign-in ----
 
 export function availableTenants(): Promise<AvailableTenantsResponse> {

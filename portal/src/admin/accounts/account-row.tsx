@@ -9,11 +9,13 @@ import { useConfirm } from '../confirm-modal.tsx';
 import { failureText } from '../failure-text.ts';
 import { useImpersonate } from '../impersonation/impersonation.tsx';
 import { Modal } from '../modal.tsx';
+import { useCanChange } from '../operator.tsx';
 import { tokensPath } from '../tenants/user-search.ts';
 import { useToast } from '../toast.tsx';
 import { formatUtc } from '../utc-time.ts';
 import { accountKinds, initialsOf, KIND_KEYS, lockEnd } from './account-view.ts';
 import { CredentialChips } from './credential-chips.tsx';
+import { EmailChangeModal } from './email-change-modal.tsx';
 import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
 
 interface AccountRowProps {
@@ -23,7 +25,7 @@ interface AccountRowProps {
 
 /**
  * One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access,
- * its sessions and tokens, reset, unlock, sign out everywhere.
+ * its sessions and tokens, reset, unlock, sign out everywhere, and (admins) change the email.
  */
 export function AccountRow({ account, onChange }: AccountRowProps) {
   const { t } = useTranslation();
@@ -34,6 +36,8 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const [sending, setSending] = useState(false);
   const [unlocking, setUnlocking] = useState(false);
   const [signingOut, setSigningOut] = useState(false);
+  const [changingEmail, setChangingEmail] = useState(false);
+  const canChange = useCanChange();
   const title = useRef<HTMLSpanElement>(null);
   const resetButton = useRef<HTMLButtonElement>(null);
   const signOutButton = useRef<HTMLButtonElement>(null);
@@ -199,8 +203,15 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
         <Button ref={signOutButton} type="button" variant="secondary" loading={signingOut} onClick={askSignOut} aria-haspopup="dialog">
           {t('admin.account.sign_out_everywhere')}
         </Button>
+        {/* Admins only, as the server answers support 403: the address is where every way back in goes. */}
+        {canChange && (
+          <Button type="button" variant="secondary" onClick={() => setChangingEmail(true)} aria-haspopup="dialog">
+            {t('admin.email_change.open')}
+          </Button>
+        )}
       </div>
       {confirmModal}
+      {canChange && <EmailChangeModal account={account} open={changingEmail} onClose={() => setChangingEmail(false)} />}
     </li>
   );
 }
