@@ -1,0 +1,93 @@
+import { createHmac } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { portalCookieName } from '../../src/session/portal-cookie.ts';
+import { createPortalSession } from '../../src/session/portal-session.ts';
+import { createAccount } from '../fixtures/accounts.ts';
+import { useBrowserHarness } from './harness.ts';
+import { t } from './texts.ts';
+
+/**
+ * An admin changes a person's email address in the console; the person opens the link mailed to
+ * the new address in Chromium and confirms. Real app, real SMTP, real Chromium.
+ */
+const h = useBrowserHarness();
+
+/** An admin whose portal session (with a second factor, just now) is made in the store, as in admin.test.ts. */
+async function signInAsAdmin(page: Page): Promise<void> {
+  const email = `admin-${Date.now().toString(36)}@example.test`;
+  const accountId = await createAccount(h.server.ctx.db, { email, name: 'Ada Admin' });
+  await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
+  const session = await createPortalSession(h.server.ctx, {
+    account_id: accountId,
+    email,
+    amr: ['pwd', 'otp', 'mfa'],
+    auth_time: Math.floor(Date.now() / 1000),
+    ip: null,
+    user_agent: null,
+  });
+  const secret = h.server.ctx.config.cookieSecrets[0]!;
+  const signed = `s:${session.id}.${createHmac('sha256', secret).update(session.id).digest('base64').replace(/=+$/, '')}`;
+  await page.context().addCookies([{ name: portalCookieName, value: encodeURIComponent(signed), url: h.base, httpOnly: true, sameSite: 'Lax' }]);
+}
+
+describe('changing an account’s email address', () => {
+  it('the admin asks in the console, the person confirms from the mailed link; the link works once', async () => {
+    const { page } = h;
+    await signInAsAdmin(page);
+    const email = 'karin.flytt@old.example.test';
+    const newEmail = 'karin.flytt@new.example.test';
+    const accountId = await createAccount(h.server.ctx.db, { email, name: 'Karin Flytt', password: 'Correct-Horse-42!' });
+    await createAccount(h.server.ctx.db, { email: 'someone.else@new.example.test', name: 'Someone Else' });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    const row = page.locator('.account-row', { hasText: email });
+    await row.getByRole('button', { name: t.en('admin.email_change.open'), exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: t.en('admin.email_change.title') });
+    const field = dialog.getByLabel(t.en('admin.email_change.new_email'), { exact: true });
+    expect(await field.evaluate((input) => input === document.activeElement)).toBe(true);
+
+    // A taken address is refused in the dialog, which keeps what was typed.
+    await field.fill('someone.else@new.example.test');
+    await dialog.getByRole('button', { name: t.en('admin.email_change.submit'), exact: true }).click();
+    await dialog.getByText(t.en('admin.email_change.taken'), { exact: true }).waitFor();
+    expect(await field.inputValue()).toBe('someone.else@new.example.test');
+
+    await field.fill(newEmail);
+    await page.keyboard.press('Enter');
+    await dialog.getByText(t.en('admin.email_change.sent', { email: newEmail }), { exact: true }).waitFor();
+    await h.shot('admin-email-change-sent');
+
+    const mail = await h.mail.waitFor(newEmail, (m) => m.text.includes('/login/confirm-email/'));
+    const link = /https?:\/\/\S+\/login\/confirm-email\/[A-Za-z0-9_-]+/.exec(mail.text)?.[0];
+    expect(link?.startsWith(`${h.base}/login/confirm-email/`)).toBe(true);
+
+    // The person's own browser: opening the link changes nothing until Confirm is pressed.
+    const person = await h.browser.newContext({ baseURL: h.base, locale: 'en-US' });
+    try {
+      const tab = await person.newPage();
+      await tab.goto(link!);
+      const confirm = tab.getByRole('button', { name: t.en('confirm_email.submit'), exact: true });
+      await confirm.waitFor();
+      expect(await h.server.ctx.db('accounts').where({ id: accountId }).first('email')).toEqual({ email });
+      await confirm.click();
+      await tab.getByText(t.en('confirm_email.done', { email: newEmail }), { exact: true }).waitFor();
+      expect(await h.server.ctx.db('accounts').where({ id: accountId }).first('email', 'email_verified')).toEqual({ email: newEmail, email_verified: true });
+      await h.shot('confirm-email-done', tab);
+
+      // Opened again, the link is spent.
+      await tab.goto(link!);
+      await tab.getByRole('button', { name: t.en('confirm_email.submit'), exact: true }).click();
+      await tab.getByText(t.en('errors.invalid_or_expired_token'), { exact: true }).waitFor();
+
+      await tab.goto(link!);
+      await tab.getByText(t.en('confirm_email.intro'), { exact: true }).waitFor();
+      await tab.getByRole('link', { name: t.en('app.back_to_login'), exact: true }).click();
+      await tab.waitForURL((url) => url.pathname === '/login');
+    } finally {
+      await person.close();
+    }
+  });
+});
