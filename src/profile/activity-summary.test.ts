@@ -24,6 +24,8 @@ describe('summarizeActivity', () => {
     ['a name change does not repeat the name', row('account.setting.changed', { key: 'name', value: 'Secret Name' }), 'you', { key: 'name' }],
     ['a language change keeps the language', row('account.setting.changed', { key: 'locale', value: 'sv' }), 'you', { key: 'locale', value: 'sv' }],
     ['an operator action is support’s, without the operator', row('operator.credential.deleted', { type: 'totp', operator_email: 'op@x' }, operator), 'support', { type: 'totp' }],
+    ['an email change asked of support keeps the new address only', row('operator.account.email_change_requested', { role: 'admin', email: 'new@x.se' }, operator), 'support', { email: 'new@x.se' }],
+    ['a confirmed email change keeps the new address, not the previous one or the operator', row('account.email_changed', { previous_email: 'old@x.se', email: 'new@x.se', requested_by: 'op-id' }, null), 'system', { email: 'new@x.se' }],
     ['forgotten remembered devices keep their count and why', row('devices.revoked_all', { count: 2, reason: 'totp_replaced' }), 'you', { count: 2, reason: 'totp_replaced' }],
     ['an unknown action shows no details', row('something.new', { secret: 'x', ip: '10.0.0.1' }), 'you', {}],
     ['details stored as a JSON string are read too', row('login.succeeded', '{"method":"email_code"}'), 'you', { method: 'email_code' }],

@@ -36,6 +36,8 @@ export interface ActivityDetails {
   tenant?: string;
   reason?: string;
   as?: string;
+  /** The new address of an email change (the person's own, or the one support was asked to move it to). */
+  email?: string;
 }
 
 /** `tenant` is the name of the row's tenant_id, when it has one and the tenant exists. */
@@ -74,6 +76,10 @@ const pickers: Record<string, Picker> = {
   }),
   // The hand-off was used: the tenant's app got the sign-in (the application by its client id).
   'operator.impersonation.used': (d, tenant) => ({ tenant, client: text(d.client_id, 64) }),
+  // The new address only: the holder of the account should see where support was asked to move
+  // it (an attacker's address is the clue). Not the previous address or the requesting operator.
+  'operator.account.email_change_requested': (d) => ({ email: text(d.email, 254) }),
+  'account.email_changed': (d) => ({ email: text(d.email, 254) }),
 };
 
 /** The tenant ids an entry's summary may name (looked up in one query by the service). */

@@ -106,7 +106,7 @@ describe('recent activity lines', () => {
   });
 
   it('has a text for every action the server writes about a person', () => {
-    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'passkey.clone_suspected', 'upstream.linked'];
+    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.account.email_change_requested', 'account.email_changed', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'passkey.clone_suspected', 'upstream.linked'];
     for (const action of actions) {
       const { key } = activityText(event(action, { type: 'totp' }));
       expect([action, translate(en, key) !== key, translate(sv, key) !== key, key.endsWith('.other')]).toEqual([action, true, true, false]);

@@ -71,6 +71,10 @@ export function activityText(event: ActivityEvent): ActivityText {
         tenant: details.tenant ?? { key: `${prefix}.unknown_tenant` },
         reason: details.reason ?? { key: `${prefix}.no_reason` },
       });
+    case 'operator.account.email_change_requested':
+      return action('operator_email_change_requested', { email: details.email ?? '' });
+    case 'account.email_changed':
+      return action('email_changed', { email: details.email ?? '' });
     case 'operator.impersonation.used':
       return action('impersonation_used', { tenant: details.tenant ?? { key: `${prefix}.unknown_tenant` } });
   }
