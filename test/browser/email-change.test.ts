@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { createPendingEmailChange } from '../../src/accounts/pending-email-change.ts';
 import { portalCookieName } from '../../src/session/portal-cookie.ts';
 import { createPortalSession } from '../../src/session/portal-session.ts';
 import { createAccount } from '../fixtures/accounts.ts';
@@ -89,5 +90,27 @@ describe('changing an account’s email address', () => {
     } finally {
       await person.close();
     }
+  });
+
+  it('a confirmation that got no good answer (503) keeps the page and the token and offers Try again, which confirms', async () => {
+    const { page } = h;
+    const email = 'lisa.retry@old.example.test';
+    const newEmail = 'lisa.retry@new.example.test';
+    const accountId = await createAccount(h.server.ctx.db, { email, name: 'Lisa Retry' });
+    const token = await createPendingEmailChange(h.server.ctx, { accountId, previousEmail: email, newEmail, operatorId: accountId });
+
+    await page.route('**/auth/email-change/confirm', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"Service temporarily unavailable"}]}' }),
+      { times: 1 },
+    );
+    await page.goto(`/login/confirm-email/${token}`);
+    await page.getByRole('button', { name: t.en('confirm_email.submit'), exact: true }).click();
+    const retry = page.getByRole('button', { name: t.en('app.retry'), exact: true });
+    await retry.waitFor();
+    expect(await retry.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await h.server.ctx.db('accounts').where({ id: accountId }).first('email')).toEqual({ email });
+    await retry.click();
+    await page.getByText(t.en('confirm_email.done', { email: newEmail }), { exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/login/confirm-email/${token}`);
   });
 });
