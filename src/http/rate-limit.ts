@@ -31,8 +31,8 @@ export type LimitName = keyof typeof limitRules;
 export interface RateLimits<N extends string = LimitName> {
   /** Takes one point; throws `too_many_requests` (429, Retry-After) when the budget is spent. */
   consume(name: N, key: string): Promise<void>;
-  /** Gives back a point taken by consume, for a call another budget then refused. */
-  refund(name: N, key: string): Promise<void>;
+  /** Gives back a point taken by consume (or `points` of them), for a call another budget then refused. */
+  refund(name: N, key: string, points?: number): Promise<void>;
 }
 
 type LimitContext = Pick<Context, 'store' | 'config'>;
@@ -68,9 +68,9 @@ export function createRateLimits<N extends string = LimitName>(
         throw new StoreUnavailableError(`rate limiter unavailable: ${(err as Error).message}`);
       }
     },
-    async refund(name, key) {
+    async refund(name, key, points = 1) {
       try {
-        await limiters[name].reward(keyOf(name, key), 1);
+        await limiters[name].reward(keyOf(name, key), points);
       } catch (err) {
         throw new StoreUnavailableError(`rate limiter unavailable: ${(err as Error).message}`);
       }

@@ -29,10 +29,10 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client', () => {
     expect(listed.stdout).not.toContain('client_secret:');
   }, 60_000);
 
-  it('refuses a client without a valid redirect URI, naming the field', async () => {
+  it('refuses a client without a valid redirect URI, naming the option', async () => {
     const refused = await npmRun('client', ['add', 'cli-bad', '--redirect', 'not a url']);
     expect(refused.code).toBe(64);
-    expect(refused.stderr).toMatch(/redirect_uris/);
+    expect(refused.stderr).toMatch(/^nyckel: --redirect \(1st\): /);
     expect(refused.stdout).not.toContain('saved');
   }, 60_000);
 
@@ -40,8 +40,8 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client', () => {
     const refused = await npmRun('client', ['add', 'cli-bad', '--redirect', 'http://localhost:9997/cb#frag', '--redirect', 'myapp:/cb', '--logout', 'javascript:alert(1)']);
     expect(refused.code).toBe(64);
     expect(refused.stderr.trim()).toBe(
-      'nyckel: redirect_uris.0: "http://localhost:9997/cb#frag" must not contain a fragment (#); ' +
-        'redirect_uris.1: "myapp:/cb" must be an http or https URL; post_logout_redirect_uris.0: "javascript:alert(1)" must be an http or https URL',
+      'nyckel: --redirect (1st): "http://localhost:9997/cb#frag" must not contain a fragment (#); ' +
+        '--redirect (2nd): "myapp:/cb" must be an http or https URL; --logout (1st): "javascript:alert(1)" must be an http or https URL',
     );
     expect((await npmRun('client', ['list'])).stdout).not.toContain('cli-bad');
   }, 60_000);

@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { pkceAuthorization, type PkceAuthorization } from '../helpers/authorization.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
+import { restoreSignInBudgets } from '../helpers/ip-budget.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { codeAt } from '../totp/helpers.ts';
 
@@ -101,6 +102,10 @@ async function codeFrom(browser: BrowserLike, authorization: Authorization): Pro
 }
 
 describe('a relying party signs a person in with openid-client', () => {
+  // Every sign-in here comes from loopback, most of them Rita's: the file's journeys together
+  // outrun the sign-in calls' budgets (per address and per email), which test/login covers.
+  beforeEach(() => restoreSignInBudgets(server.ctx, ['rp-user@example.com', 'rp-other@example.com']));
+
   it('runs the code flow with PKCE, validates the ID token, calls userinfo, refreshes, introspects, revokes', async () => {
     const config = await discover('rp-one');
     const browser = new BrowserLike(server.base);
