@@ -238,6 +238,25 @@ describe('log in as user', () => {
     expect(tokens.claims()!.act).toBeUndefined();
   });
 
+  it('checks the access again when opened: access ended since the hand-off was made signs no one in as the person', async () => {
+    const leaving = await person('lena-leaving');
+    await server.ctx.db('tenant_access').insert({ account_id: leaving.id, tenant_id: tenantId, role: 'user', active: true });
+    const { browser } = await browserOf(admin);
+    const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: leaving.id, reason: 'access about to end' });
+    expect(started.status).toBe(201);
+    await server.ctx.db('tenant_access').where({ account_id: leaving.id, tenant_id: tenantId }).update({ active: false });
+
+    const opened = await browser.request(started.body.url);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe('/admin?impersonation_error=access-inactive');
+    expect(await auditRows(leaving.id, 'operator.impersonation.used')).toHaveLength(0);
+    // Nothing waits for the app: its sign-in in that browser is the operator's own.
+    const authorization = await appAuthorization('openid');
+    const claims = (await exchange(await followAll(browser, authorization.url.toString()), authorization)).claims()!;
+    expect(claims.sub).toBe(admin.id);
+    expect(claims.act).toBeUndefined();
+  });
+
   it('works only in the browser of the operator who asked for it', async () => {
     const { browser } = await browserOf(admin);
     const started = await impersonate(browser, { tenant_id: tenantId, as: 'user', account_id: target.id, reason: 'leak' });

@@ -8,9 +8,12 @@ import { limitRules, rateLimitsFor } from '../../src/http/rate-limit.ts';
  */
 export async function spendIpBudget(ctx: Pick<Context, 'store' | 'config'>, ip: string, left = 0): Promise<void> {
   const limits = rateLimitsFor(ctx);
+  // Bounded: a limiter that stopped refusing fails here instead of spinning until the CI step's timeout.
   let refused: unknown;
-  while (!refused) refused = await limits.consume('ip', ip).catch((error: unknown) => error);
-  expect(refused).toMatchObject({ type: 'too_many_requests' });
+  for (let tries = 0; !refused && tries < limitRules.ip.points + 1; tries += 1) {
+    refused = await limits.consume('ip', ip).catch((error: unknown) => error);
+  }
+  expect(refused, `the per-IP budget of ${ip} was never refused in ${limitRules.ip.points + 1} calls`).toMatchObject({ type: 'too_many_requests' });
   if (left === 0) return;
   // The refused try counted too: a point back for it, and one for each to leave.
   for (let i = 0; i < left + 1; i += 1) await limits.refund('ip', ip);

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, uniqueEmail } from './fixtures.ts';
@@ -69,6 +70,22 @@ describe('cross-site requests', () => {
   it.each(loginCalls)('%s refuses a foreign Origin (403)', async (path) => {
     const res = await t.agent().set('Origin', 'https://evil.example').post(path).send({ email: uniqueEmail() });
     expect([res.status, errorType(res)]).toEqual([403, 'cross_site_request']);
+  });
+
+  // Plain request(t.server), not t.agent(): the agent sends our own Origin.
+  it.each(loginCalls)('%s refuses Sec-Fetch-Site: cross-site without Origin or Referer (403)', async (path) => {
+    const res = await request(t.server).post(path).set('Sec-Fetch-Site', 'cross-site').send({ email: uniqueEmail() });
+    expect([res.status, errorType(res)]).toEqual([403, 'cross_site_request']);
+  });
+
+  it.each([
+    ['Sec-Fetch-Site: same-origin', { 'Sec-Fetch-Site': 'same-origin' }],
+    ['Sec-Fetch-Site: none', { 'Sec-Fetch-Site': 'none' }],
+    ['no Sec-Fetch-Site (curl)', {}],
+  ])('without Origin or Referer, %s passes the check', async (_name, headers: Record<string, string>) => {
+    const res = await request(t.server).post('/auth/login/start').set(headers).send({ email: uniqueEmail() });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ session_id: expect.any(String) });
   });
 });
 

@@ -2,11 +2,13 @@ import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { spendIpBudget } from '../helpers/ip-budget.ts';
+import { uniqueEmail } from '../login/fixtures.ts';
 import { createTotpAccount, signIn } from '../totp/helpers.ts';
 
 /**
- * Adding a second factor from the profile spends the per-IP budget of the sign-in calls: once it
- * is spent, TOTP enrolment and passkey registration answer 429 `too_many_requests`. Behind one
+ * Adding a second factor from the profile spends the per-IP budget of the sign-in calls, as the
+ * sign-in and reset calls do: once it is spent, TOTP enrolment, passkey registration, sign-in
+ * start, password verification and reset requests answer 429 `too_many_requests`. Behind one
  * proxy, so each case comes from an address of its own (X-Forwarded-For).
  */
 let t: TestApp;
@@ -39,6 +41,14 @@ it.each([
   ['POST /auth/tfa/activate', (browser: Browser) => browser.post('/auth/tfa/activate').send({ totp_code: '123456' })],
   ['POST /auth/passkeys/options', (browser: Browser) => browser.post('/auth/passkeys/options').send({})],
   ['POST /auth/passkeys/verify', (browser: Browser) => browser.post('/auth/passkeys/verify').send({ response: {} })],
+  // The sign-in and reset calls themselves (src/login/login.routes.ts, reset.routes.ts), whose
+  // budget this is: spent before the body is even read.
+  ['POST /auth/login/start', (browser: Browser) => browser.post('/auth/login/start').send({ email: uniqueEmail('budget') })],
+  [
+    'POST /auth/login/verify-password',
+    (browser: Browser) => browser.post('/auth/login/verify-password').send({ session_id: 'no-such-session', email: uniqueEmail('budget'), password: 'Wrong-Horse-9' }),
+  ],
+  ['POST /auth/reset/request', (browser: Browser) => browser.post('/auth/reset/request').send({ email: uniqueEmail('budget') })],
 ])('%s spends a point of the per-IP budget, and answers 429 too_many_requests once it is spent', async (_name, call: (browser: Browser) => Promise<Response>) => {
   const { browser } = await atLastPoint();
 
