@@ -1,9 +1,9 @@
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { emailCodeKeys } from '../../src/credentials/email-code/email-code.ts';
-import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { useBrowserHarness } from './harness.ts';
-import { t, type Language } from './texts.ts';
+import { enterEmail, enterPassword, openLogin, PASSWORD, people } from './login-steps.ts';
+import { t } from './texts.ts';
 
 /**
  * The sign-in pages when a call fails for a reason that may pass — no answer, too many requests, a
@@ -13,35 +13,7 @@ import { t, type Language } from './texts.ts';
  */
 const h = useBrowserHarness();
 
-let counter = 0;
-const uniqueEmail = (name: string) => `${name}-${(counter += 1)}@example.test`;
-
-const PASSWORD = 'Correct-Horse-42!';
-
-async function personWithTenant(name: string, password?: string) {
-  const email = uniqueEmail(name);
-  const accountId = await createAccount(h.server.ctx.db, { email, password });
-  const slug = `${name.replace(/[^a-z0-9]/g, '')}${counter}`;
-  const tenantName = `${name[0]!.toUpperCase()}${name.slice(1)} Recruiting ${counter}`;
-  const tenantId = await createTenant(h.server.ctx.db, slug, { name: tenantName });
-  await grantAccess(h.server.ctx.db, accountId, tenantId);
-  return { email, accountId, tenant: { name: tenantName, slug } };
-}
-
-async function openLogin(page: Page, language: Language = 'en', query = '') {
-  await page.goto(`/login${query}`);
-  await page.getByRole('heading', { name: t[language]('login.title'), exact: true }).waitFor();
-}
-
-async function enterEmail(page: Page, email: string, language: Language = 'en') {
-  await page.getByLabel(t[language]('login.start.email'), { exact: true }).fill(email);
-  await page.getByRole('button', { name: t[language]('login.start.submit'), exact: true }).click();
-}
-
-async function enterPassword(page: Page, password: string, language: Language = 'en') {
-  await page.getByLabel(t[language]('login.credentials.password'), { exact: true }).fill(password);
-  await page.getByRole('button', { name: t[language]('login.credentials.submit'), exact: true }).click();
-}
+const { uniqueEmail, personWithTenant } = people(h);
 
 async function expectTenantSelection(page: Page, tenant: { name: string }) {
   await page.waitForURL((url) => url.pathname === '/login/select-tenant');

@@ -2,10 +2,11 @@ import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { newTotpSecret } from '../../src/credentials/totp/totp.ts';
 import { assertNotLocked, lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
-import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
+import { createAccount } from '../fixtures/accounts.ts';
 import { wrongCode } from '../totp/helpers.ts';
 import { useBrowserHarness } from './harness.ts';
-import { t, type Language } from './texts.ts';
+import { enterEmail, enterPassword, openLogin, PASSWORD, people } from './login-steps.ts';
+import { t } from './texts.ts';
 
 /**
  * The sign-in journeys as a person does them: real app, real SMTP, real Chromium. Every check is
@@ -13,38 +14,8 @@ import { t, type Language } from './texts.ts';
  */
 const h = useBrowserHarness();
 
-let counter = 0;
-const uniqueEmail = (name: string) => `${name}-${(counter += 1)}@example.test`;
+const { uniqueEmail, personWithTenant } = people(h);
 
-const PASSWORD = 'Correct-Horse-42!';
-
-/** An account with a password (optional) and access to one tenant; returns email and tenant. */
-async function personWithTenant(name: string, password?: string) {
-  const email = uniqueEmail(name);
-  const accountId = await createAccount(h.server.ctx.db, { email, password });
-  const slug = `${name.replace(/[^a-z0-9]/g, '')}${counter}`;
-  const tenantName = `${name[0]!.toUpperCase()}${name.slice(1)} Recruiting ${counter}`;
-  const tenantId = await createTenant(h.server.ctx.db, slug, { name: tenantName });
-  await grantAccess(h.server.ctx.db, accountId, tenantId);
-  return { email, accountId, tenant: { name: tenantName, slug } };
-}
-
-async function openLogin(page: Page, language: Language = 'en', query = '') {
-  await page.goto(`/login${query}`);
-  await page.getByRole('heading', { name: t[language]('login.title'), exact: true }).waitFor();
-}
-
-async function enterEmail(page: Page, email: string, language: Language = 'en') {
-  await page.getByLabel(t[language]('login.start.email'), { exact: true }).fill(email);
-  await page.getByRole('button', { name: t[language]('login.start.submit'), exact: true }).click();
-}
-
-async function enterPassword(page: Page, password: string, language: Language = 'en') {
-  await page.getByLabel(t[language]('login.credentials.password'), { exact: true }).fill(password);
-  await page.getByRole('button', { name: t[language]('login.credentials.submit'), exact: true }).click();
-}
-
-/** The tenant selection, showing the tenant's card (name and slug) for the signed-in person. */
 async function expectTenantSelection(page: Page, email: string, tenant: { name: string; slug: string }) {
   await page.waitForURL((url) => url.pathname === '/login/select-tenant');
   await page.getByRole('heading', { name: t.en('tenants.title'), exact: true }).waitFor();
@@ -397,7 +368,7 @@ describe('when the list of sign-in providers cannot be loaded', () => {
   /** An account whose only way in is an upstream identity at `host` (no password). */
   async function upstreamOnly(name: string, host: string) {
     const person = await personWithTenant(name);
-    await h.server.ctx.db('credentials').insert({ account_id: person.accountId, type: 'oidc', provider: host, subject: `${name}-${counter}` });
+    await h.server.ctx.db('credentials').insert({ account_id: person.accountId, type: 'oidc', provider: host, subject: `${name}-${person.accountId}` });
     return person;
   }
 
