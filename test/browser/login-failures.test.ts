@@ -2,7 +2,7 @@ import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { emailCodeKeys } from '../../src/credentials/email-code/email-code.ts';
 import { useBrowserHarness } from './harness.ts';
-import { enterEmail, enterPassword, openLogin, PASSWORD, people } from './login-steps.ts';
+import { alertText, enterEmail, enterPassword, expectFocusOn, expectTenantCard, openLogin, PASSWORD, people } from './login-steps.ts';
 import { t } from './texts.ts';
 
 /**
@@ -14,34 +14,6 @@ import { t } from './texts.ts';
 const h = useBrowserHarness();
 
 const { uniqueEmail, personWithTenant } = people(h);
-
-async function expectTenantSelection(page: Page, tenant: { name: string }) {
-  await page.waitForURL((url) => url.pathname === '/login/select-tenant');
-  await page.getByRole('link', { name: new RegExp(tenant.name) }).waitFor();
-}
-
-/** The text of the page's error alert, once one shows. */
-async function alertText(page: Page): Promise<string> {
-  const alert = page.getByRole('alert');
-  await alert.waitFor();
-  return (await alert.innerText()).trim();
-}
-
-/** What has focus: its label, aria-label or text, and tag. */
-async function focused(page: Page) {
-  return page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    if (!element) return { tag: '', name: '' };
-    const labels = (element as HTMLInputElement).labels;
-    const name = labels?.[0]?.textContent ?? element.getAttribute('aria-label') ?? element.textContent ?? '';
-    return { tag: element.tagName.toLowerCase(), name: name.trim() };
-  });
-}
-
-/** Waits (a focus move runs in an effect, just after the render) until `name` has focus. */
-async function expectFocusOn(page: Page, tag: string, name: string) {
-  await expect.poll(() => focused(page), { message: `focus on <${tag}> "${name}"` }).toEqual({ tag, name });
-}
 
 /**
  * Holds the next request to `url` until the test lets it go on. Resolves once the route is in
@@ -133,7 +105,7 @@ describe('the tenant selection when the list cannot be loaded', () => {
     await openLogin(page);
     await enterEmail(page, person.email);
     await enterPassword(page, PASSWORD);
-    await expectTenantSelection(page, person.tenant);
+    await expectTenantCard(page, person.tenant);
     return person;
   }
 
@@ -199,7 +171,7 @@ describe('sign-in calls answered by a proxy or a busy server', () => {
     expect(await alertText(page)).toBe(t[language](failure.key));
     // The form stays: the same password works once the server answers.
     await page.getByRole('button', { name: t[language]('login.credentials.submit'), exact: true }).click();
-    await expectTenantSelection(page, tenant);
+    await expectTenantCard(page, tenant);
   });
 });
 
@@ -254,7 +226,7 @@ describe('a new email code', () => {
     expect(await create.getAttribute('aria-busy')).toBeNull();
     expect(await create.isDisabled()).toBe(true);
     await skipRoute.continue();
-    await expectTenantSelection(page, tenant);
+    await expectTenantCard(page, tenant);
   });
 
   it('after an expired code, the boxes come back with the new code and focus is in the first one', async () => {
@@ -277,6 +249,6 @@ describe('a new email code', () => {
     await typeCode(page, await nextCode(email));
     await page.getByRole('heading', { name: t.en('login.create_credential.title'), exact: true }).waitFor();
     await page.getByRole('button', { name: t.en('login.create_credential.skip'), exact: true }).click();
-    await expectTenantSelection(page, tenant);
+    await expectTenantCard(page, tenant);
   });
 });

@@ -5,7 +5,7 @@ import { assertNotLocked, lockoutPolicy, recordFailure } from '../../src/login/l
 import { createAccount } from '../fixtures/accounts.ts';
 import { wrongCode } from '../totp/helpers.ts';
 import { useBrowserHarness } from './harness.ts';
-import { enterEmail, enterPassword, openLogin, PASSWORD, people } from './login-steps.ts';
+import { alertText, enterEmail, enterPassword, expectFocusOn, focused, openLogin, PASSWORD, people } from './login-steps.ts';
 import { t } from './texts.ts';
 
 /**
@@ -34,34 +34,11 @@ async function signInToTenants(page: Page, email: string, password: string, tena
   await expectTenantSelection(page, email, tenant);
 }
 
-/** The text of the page's error alert, once one shows. */
-async function alertText(page: Page): Promise<string> {
-  const alert = page.getByRole('alert');
-  await alert.waitFor();
-  return (await alert.innerText()).trim();
-}
-
 /** The six-digit code from the sign-in mail. */
 function codeFrom(mail: { subject: string; text: string }): string {
   const code = /\b(\d{6})\b/.exec(mail.text)?.[1];
   expect(code, `a six-digit code in the mail "${mail.subject}"`).toBeDefined();
   return code!;
-}
-
-/** What has focus: its accessible-ish name (label, aria-label or text) and tag. */
-async function focused(page: Page) {
-  return page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    if (!element) return { tag: '', name: '' };
-    const labels = (element as HTMLInputElement).labels;
-    const name = labels?.[0]?.textContent ?? element.getAttribute('aria-label') ?? element.textContent ?? '';
-    return { tag: element.tagName.toLowerCase(), name: name.trim() };
-  });
-}
-
-/** Waits (a focus move runs in an effect, just after the render) until `name` has focus. */
-async function expectFocusOn(page: Page, tag: string, name: string) {
-  await expect.poll(() => focused(page), { message: `focus on <${tag}> "${name}"` }).toEqual({ tag, name });
 }
 
 /** Requests a reset link for `email` on /login/reset-password and returns the link from the mail. */

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { useBrowserHarness } from './harness.ts';
+import { alertText, expectTenantCard } from './login-steps.ts';
 import { t } from './texts.ts';
 
 /**
@@ -37,17 +38,6 @@ async function signInWithPassword(page: Page, email: string) {
   await page.getByRole('button', { name: t.en('login.start.submit'), exact: true }).click();
   await page.getByLabel(t.en('login.credentials.password'), { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: t.en('login.credentials.submit'), exact: true }).click();
-}
-
-async function expectTenantSelection(page: Page, tenant: { name: string }) {
-  await page.waitForURL((url) => url.pathname === '/login/select-tenant');
-  await page.getByRole('link', { name: new RegExp(tenant.name) }).waitFor();
-}
-
-async function alertText(page: Page): Promise<string> {
-  const alert = page.getByRole('alert');
-  await alert.waitFor();
-  return (await alert.innerText()).trim();
 }
 
 /**
@@ -150,7 +140,7 @@ describe('two-factor authentication with an authenticator app', () => {
       const { page } = h;
       const { email, tenant } = await personWithTenant('tove');
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
 
       const { secret, usedStep } = await enrol(page);
       await h.shot('profile-two-factor-on');
@@ -174,7 +164,7 @@ describe('two-factor authentication with an authenticator app', () => {
         const { code } = await freshCode(secret, usedStep);
         await other.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(code);
         await other.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
-        await expectTenantSelection(other, tenant);
+        await expectTenantCard(other, tenant);
       });
     },
     JOURNEY_TIMEOUT_MS,
@@ -186,7 +176,7 @@ describe('two-factor authentication with an authenticator app', () => {
       const { page } = h;
       const { email, tenant } = await personWithTenant('gained');
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
       await page.goto(SETUP_PATH);
       const keyGroup = page.getByRole('group', { name: t.en('profile.totp.secret_label'), exact: true });
       const secret = (await keyGroup.locator('code').innerText()).replace(/\s+/g, '');
@@ -210,7 +200,7 @@ describe('two-factor authentication with an authenticator app', () => {
       const { page } = h;
       const { email, tenant } = await personWithTenant('ulf');
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
       const { secret, usedStep } = await enrol(page);
 
       await inSecondBrowser(email, 'devices', async (other) => {
@@ -218,7 +208,7 @@ describe('two-factor authentication with an authenticator app', () => {
         await other.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(code);
         await other.getByLabel(t.en('login.mfa.remember'), { exact: true }).check();
         await other.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
-        await expectTenantSelection(other, tenant);
+        await expectTenantCard(other, tenant);
 
         await other.goto('/profile');
         const devices = other.getByRole('region', { name: t.en('profile.devices.title'), exact: true });
@@ -261,7 +251,7 @@ describe('two-factor authentication with an authenticator app', () => {
       const { page } = h;
       const { email, tenant } = await personWithTenant('wilma');
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
 
       // Six minutes later (server clock) the same session opens the setup page.
       h.server.ctx.advance(6 * 60_000);
@@ -286,7 +276,7 @@ describe('two-factor authentication with an authenticator app', () => {
       const { page } = h;
       const { email, tenant } = await personWithTenant('vera');
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
       const { secret, usedStep } = await enrol(page);
 
       // Six minutes later (server clock) the same session tries to turn two-factor off.
@@ -323,7 +313,7 @@ describe('two-factor authentication with an authenticator app', () => {
       const { page } = h;
       const { email, tenant } = await personWithTenant('yngve');
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
       const { secret, usedStep } = await enrol(page);
 
       // Signed in again with the code, this browser remembered; then once more, by the password alone.
@@ -334,10 +324,10 @@ describe('two-factor authentication with an authenticator app', () => {
       await page.getByLabel(t.en('login.mfa.code'), { exact: true }).fill(first.code);
       await page.getByLabel(t.en('login.mfa.remember'), { exact: true }).check();
       await page.getByRole('button', { name: t.en('login.mfa.submit'), exact: true }).click();
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
       await page.context().clearCookies({ name: 'nyckel_session' });
       await signInWithPassword(page, email);
-      await expectTenantSelection(page, tenant);
+      await expectTenantCard(page, tenant);
 
       // Not an operator, yet the password alone does not turn two-factor off; the notice says what does.
       await page.goto('/profile');
