@@ -4,6 +4,7 @@ import { upsertClient } from '../../src/oidc/clients.ts';
 import { errorExplanation, type PageFlow } from '../../src/oidc/page-texts.ts';
 import { errorPage } from '../../src/oidc/pages.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { withMinuteWindowLeft } from '../helpers/minute-window.ts';
 
 /**
  * What a person's browser is shown on oidc-provider's front channel when a sign-in or sign-out
@@ -154,13 +155,7 @@ describe("a browser over its address's budget of authorizations and logouts", ()
   afterAll(async () => {
     await limited?.close();
   });
-  // The budget is a fixed one-minute window aligned on the clock (src/http/batched-limit.ts): a
-  // test's requests that crossed a window's end would count afresh. Each test starts with at
-  // least 15 s of its window left.
-  beforeEach(async () => {
-    const into = Date.now() % 60_000;
-    if (into > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 200));
-  }, 20_000);
+  beforeEach(withMinuteWindowLeft, 20_000);
 
   const from = (address: string, path: string) => request(limited.server).get(path).set('X-Forwarded-For', address).redirects(0);
 

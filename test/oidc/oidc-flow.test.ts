@@ -10,6 +10,7 @@ import { BrowserLike } from '../helpers/browser-like.ts';
 import { restoreSignInBudgets } from '../helpers/ip-budget.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { codeAt } from '../totp/helpers.ts';
+import { withMinuteWindowLeft } from '../helpers/minute-window.ts';
 
 const password = 'Correct-horse9!';
 const redirectUri = 'http://127.0.0.1:9/callback';
@@ -919,13 +920,7 @@ describe('the back-channel endpoints', () => {
     await limited?.close();
   });
 
-  // The budgets are fixed one-minute windows aligned on the clock (src/http/batched-limit.ts): a
-  // test's run of requests that crossed a window's end would count afresh in the next. Each test
-  // starts with at least 15 s of its window left (its requests take well under a second).
-  beforeEach(async () => {
-    const into = Date.now() % 60_000;
-    if (into > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 200));
-  }, 20_000);
+  beforeEach(withMinuteWindowLeft, 20_000);
 
   /** A form POST to `path` as `client` (HTTP Basic with `secret`), from `address` (X-Forwarded-For). */
   const postAs = (path: string, client: string, secret: string, address: string, form: Record<string, string>) =>
