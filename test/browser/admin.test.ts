@@ -1,12 +1,11 @@
-import { createHmac } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { portalCookieName } from '../../src/session/portal-cookie.ts';
 import { createPortalSession, listPortalSessions } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
 import { useBrowserHarness } from './harness.ts';
+import { addPortalCookie, signInAsOperator as signOperatorIn } from './operator-session.ts';
 import { t } from './texts.ts';
 
 /**
@@ -19,39 +18,9 @@ const PASSWORD = 'Correct-Horse-42!';
 let counter = 0;
 const unique = (name: string) => `${name}${(counter += 1)}`;
 
-/**
- * Signs a cookie value the way cookie-parser reads it (cookie-signature):
- * `s:` + value + `.` + HMAC-SHA256(value) in base64 without padding, with the first cookie secret.
- */
-function signCookie(value: string, secret: string): string {
-  return `s:${value}.${createHmac('sha256', secret).update(value).digest('base64').replace(/=+$/, '')}`;
-}
-
-/**
- * An operator (admin role unless told) signed in with a second factor. The console needs an operator role and
- * a session whose amr proves a second factor; driving /login through password and TOTP is the sign-in
- * journeys' job, so this creates the portal session directly in the store (amr pwd + otp + mfa) and
- * hands the browser the signed `nyckel_session` cookie, exactly as the server would set it.
- * `amr: ['pwd']` makes a password-only sign-in instead.
- */
-async function signInAsOperator(page: Page, amr = ['pwd', 'otp', 'mfa'], role: 'admin' | 'support' = 'admin'): Promise<{ email: string; accountId: string }> {
-  const email = `${unique('operator')}@example.test`;
-  const accountId = await createAccount(h.server.ctx.db, { email, name: 'Olle Operator', password: PASSWORD });
-  await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role });
-  const session = await createPortalSession(h.server.ctx, {
-    account_id: accountId,
-    email,
-    amr,
-    auth_time: Math.floor(Date.now() / 1000),
-    ip: null,
-    user_agent: null,
-  });
-  const secret = h.server.ctx.config.cookieSecrets[0];
-  if (!secret) throw new Error('the test config has no cookie secret');
-  await page.context().addCookies([
-    { name: portalCookieName, value: encodeURIComponent(signCookie(session.id, secret)), url: h.base, httpOnly: true, sameSite: 'Lax' },
-  ]);
-  return { email, accountId };
+/** An operator (admin unless told) signed in with a second factor (operator-session.ts); `amr: ['pwd']` for a password-only sign-in. */
+function signInAsOperator(page: Page, amr = ['pwd', 'otp', 'mfa'], role: 'admin' | 'support' = 'admin'): Promise<{ email: string; accountId: string }> {
+  return signOperatorIn(h, page.context(), { amr, role, password: PASSWORD });
 }
 
 const heading = (page: Page, key: string) => page.getByRole('heading', { name: t.en(key), exact: true });
@@ -77,8 +46,7 @@ describe('console access', () => {
     const email = `${unique('person')}@example.test`;
     const accountId = await createAccount(h.server.ctx.db, { email });
     const session = await createPortalSession(h.server.ctx, { account_id: accountId, email, amr: ['pwd', 'mfa'], auth_time: 0, ip: null, user_agent: null });
-    const secret = h.server.ctx.config.cookieSecrets[0]!;
-    await h.context.addCookies([{ name: portalCookieName, value: encodeURIComponent(signCookie(session.id, secret)), url: h.base }]);
+    await addPortalCookie(h, h.context, session.id);
 
     await page.goto('/admin/invoice');
     await page.waitForURL((url) => url.pathname === '/admin' && url.searchParams.get('from') === '/admin/invoice');

@@ -1,11 +1,9 @@
-import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createPendingEmailChange } from '../../src/accounts/pending-email-change.ts';
-import { portalCookieName } from '../../src/session/portal-cookie.ts';
-import { createPortalSession } from '../../src/session/portal-session.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { useBrowserHarness } from './harness.ts';
+import { signInAsOperator } from './operator-session.ts';
 import { t } from './texts.ts';
 
 /**
@@ -14,22 +12,9 @@ import { t } from './texts.ts';
  */
 const h = useBrowserHarness();
 
-/** An admin whose portal session (with a second factor, just now) is made in the store, as in admin.test.ts. */
+/** An admin whose portal session (with a second factor, just now) is made in the store (operator-session.ts). */
 async function signInAsAdmin(page: Page): Promise<void> {
-  const email = `admin-${Date.now().toString(36)}@example.test`;
-  const accountId = await createAccount(h.server.ctx.db, { email, name: 'Ada Admin' });
-  await h.server.ctx.db('operator_roles').insert({ account_id: accountId, role: 'admin' });
-  const session = await createPortalSession(h.server.ctx, {
-    account_id: accountId,
-    email,
-    amr: ['pwd', 'otp', 'mfa'],
-    auth_time: Math.floor(Date.now() / 1000),
-    ip: null,
-    user_agent: null,
-  });
-  const secret = h.server.ctx.config.cookieSecrets[0]!;
-  const signed = `s:${session.id}.${createHmac('sha256', secret).update(session.id).digest('base64').replace(/=+$/, '')}`;
-  await page.context().addCookies([{ name: portalCookieName, value: encodeURIComponent(signed), url: h.base, httpOnly: true, sameSite: 'Lax' }]);
+  await signInAsOperator(h, page.context(), { name: 'Ada Admin' });
 }
 
 describe('changing an account’s email address', () => {

@@ -1,14 +1,12 @@
-import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertClient } from '../../src/oidc/clients.ts';
-import { portalCookieName } from '../../src/session/portal-cookie.ts';
-import { createPortalSession } from '../../src/session/portal-session.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { useBrowserHarness } from './harness.ts';
+import { signInAsOperator as signOperatorIn } from './operator-session.ts';
 import { t } from './texts.ts';
 
 /**
@@ -83,30 +81,10 @@ afterAll(async () => {
   await new Promise((resolve) => app?.close(resolve));
 });
 
-let counter = 0;
-
-function signCookie(value: string, secret: string): string {
-  return `s:${value}.${createHmac('sha256', secret).update(value).digest('base64').replace(/=+$/, '')}`;
-}
-
 /** An operator (admin role) with a second factor, signed in by a portal session made in the store. */
 async function signInAsOperator(page: Page): Promise<{ email: string; id: string }> {
-  counter += 1;
-  const email = `operator${counter}@example.test`;
-  const id = await createAccount(h.server.ctx.db, { email, name: 'Olle Operator' });
-  await h.server.ctx.db('operator_roles').insert({ account_id: id, role: 'admin' });
-  const session = await createPortalSession(h.server.ctx, {
-    account_id: id,
-    email,
-    amr: ['pwd', 'otp', 'mfa'],
-    auth_time: Math.floor(Date.now() / 1000),
-    ip: null,
-    user_agent: null,
-  });
-  await page.context().addCookies([
-    { name: portalCookieName, value: encodeURIComponent(signCookie(session.id, h.server.ctx.config.cookieSecrets[0]!)), url: h.base, httpOnly: true, sameSite: 'Lax' },
-  ]);
-  return { email, id };
+  const { email, accountId } = await signOperatorIn(h, page.context());
+  return { email, id: accountId };
 }
 
 async function auditFor(operatorId: string) {
