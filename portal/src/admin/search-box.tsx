@@ -18,7 +18,7 @@ interface SearchBoxProps {
    * searching again; answers whether it did.
    */
   onPick?: (shift: boolean) => boolean;
-  /** id of the results, for aria-controls. */
+  /** id of the results while they are shown, for aria-controls (which must not name a missing element). */
   resultsId?: string;
   busy?: boolean;
   autoFocus?: boolean;

@@ -52,7 +52,7 @@ export function AccountsPage() {
         onChange={setQuery}
         onSearch={search}
         onClear={clear}
-        resultsId={resultsId}
+        resultsId={list.length > 0 ? resultsId : undefined}
         busy={accounts.status === 'loading'}
         autoFocus
       />

@@ -92,7 +92,7 @@ export function TenantsPage() {
           else toggle(highlighted.id);
           return true;
         }}
-        resultsId={resultsId}
+        resultsId={sorted.length > 0 ? resultsId : undefined}
         busy={tenants.status === 'loading'}
         autoFocus
       />
