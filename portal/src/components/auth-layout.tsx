@@ -31,7 +31,12 @@ export function AuthLayout({ brand, showLanguages = true, compact = false, child
         )}
         {children}
       </main>
-      {showLanguages && <LanguageSwitcher />}
+      {/* In a landmark, as the rest of the page: a screen reader's landmark list reaches it too. */}
+      {showLanguages && (
+        <footer>
+          <LanguageSwitcher />
+        </footer>
+      )}
     </div>
   );
 }

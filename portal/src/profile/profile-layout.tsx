@@ -38,7 +38,12 @@ export function ProfileLayout({ title, children, showLanguages = true }: { title
         <ErrorAlert message={failed ? t('profile.sign_out.failed') : null} />
         {children}
       </main>
-      {showLanguages && <LanguageSwitcher />}
+      {/* In a landmark, as the rest of the page: a screen reader's landmark list reaches it too. */}
+      {showLanguages && (
+        <footer>
+          <LanguageSwitcher />
+        </footer>
+      )}
     </div>
   );
 }
