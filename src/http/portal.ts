@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
+import expressStaticGzip from 'express-static-gzip';
 import { projectRoot } from '../config/project-root.ts';
 
 export const portalDist = join(projectRoot, 'portal/dist');
@@ -21,7 +22,18 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
     });
     return router;
   }
-  router.use('/assets', securityHeaders, express.static(join(dist, 'assets'), { immutable: true, maxAge: '1y', index: false }));
+  // The build's brotli and gzip copies go to browsers that accept them (portal/vite.config.ts), the
+  // file itself to the rest; `Vary: Accept-Encoding` keeps shared caches from mixing them up.
+  router.use(
+    '/assets',
+    securityHeaders,
+    expressStaticGzip(join(dist, 'assets'), {
+      enableBrotli: true,
+      orderPreference: ['br', 'gzip'],
+      index: false,
+      serveStatic: { immutable: true, maxAge: '1y', index: false },
+    }),
+  );
   // /index.html is the portal too: served by the static mount below, it would come without its
   // CSP and frame refusal, ready for someone's frame.
   router.get('/index.html', securityHeaders, (_req, res) => {

@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, get, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
@@ -72,6 +76,58 @@ describe('the built portal, served by the app', () => {
       expect(res.status, asset).toBe(200);
       expect(res.headers['cache-control']).toMatch(/immutable/);
     }
+  });
+
+  describe("the assets' compressed copies", () => {
+    let base: string;
+    let server: Server;
+    beforeAll(async () => {
+      server = createServer(app.app).listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+    /** The raw answer, undecoded (supertest would unzip it). */
+    function fetchRaw(path: string, acceptEncoding?: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+      return new Promise((done, fail) => {
+        const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+        get(`${base}${path}`, { headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => done({ headers: res.headers, body: Buffer.concat(chunks) }));
+        }).on('error', fail);
+      });
+    }
+
+    const script = () => readFileSync(indexHtml, 'utf8').match(/src="(\/assets\/[^"]+\.js)"/)![1]!;
+    const styles = () => readFileSync(indexHtml, 'utf8').match(/href="(\/assets\/[^"]+\.css)"/)![1]!;
+    const plain = (asset: string) => readFileSync(join(portalDist, asset));
+
+    it.each([
+      ['br, gzip, deflate', 'br', brotliDecompressSync],
+      ['gzip, deflate, br, zstd', 'br', brotliDecompressSync],
+      ['gzip, deflate', 'gzip', gunzipSync],
+      ['br;q=0, gzip', 'gzip', gunzipSync],
+    ] as const)('answers Accept-Encoding %j with the %s copy of the script and the styles', async (acceptEncoding, encoding, decode) => {
+      for (const asset of [script(), styles()]) {
+        const res = await fetchRaw(asset, acceptEncoding);
+        expect(res.headers['content-encoding'], asset).toBe(encoding);
+        expect(res.headers.vary).toMatch(/accept-encoding/i);
+        expect(res.headers['content-type']).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+        expect(res.headers['cache-control']).toMatch(/immutable/);
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        expect(res.body.byteLength).toBeLessThan(plain(asset).byteLength / 2);
+        expect(decode(res.body).equals(plain(asset))).toBe(true);
+      }
+    });
+
+    it.each([undefined, 'identity', 'deflate', 'br;q=0, gzip;q=0'])('answers Accept-Encoding %j with the file itself', async (acceptEncoding) => {
+      const res = await fetchRaw(script(), acceptEncoding);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+      expect(res.body.equals(plain(script()))).toBe(true);
+    });
   });
 
   it('answers a missing asset with 404, not the page', async () => {
