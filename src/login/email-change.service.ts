@@ -3,6 +3,7 @@ import { findAccountByEmail, normalizeEmail } from '../accounts/accounts.reposit
 import { emailChangeErrors, takePendingEmailChange } from '../accounts/pending-email-change.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
+import { deleteOidcCredentials } from '../credentials/oidc/oidc-credentials.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { failureOf } from '../mail/mail-failure.ts';
 import { chooseLanguage } from '../mail/templates.ts';
@@ -24,10 +25,17 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * - the new address must still be free, else 409 `account/email-taken` (the unique index answers
  *   the same for an account created with it at this very moment);
  * - the email is set and marked verified (this link proved the mailbox), and the account's reset
- *   links die: one mailed to the old address must not set the password after the move.
- * Then, as after a reset: a security notice to the account (now the new address), a mail to the
- * old one (best effort: it may be gone), and the account signed out everywhere, sign-ins in
- * progress first: portal sessions and sign-ins carry the old address.
+ *   links die: one mailed to the old address must not set the password after the move;
+ * - every linked Google or Microsoft identity is unlinked, each audited as `credential.removed`
+ *   (via `email_change`). They were mostly linked through the old address, often a work
+ *   account of the employer's Workspace or Entra tenant: whoever runs that domain keeps that
+ *   identity, and through the link would go on signing in as the person, now by typing the new
+ *   address. Which of them are the person's own cannot be told from here, so all go; the person
+ *   links again from the profile.
+ * Then, as after a reset: a security notice to the account (now the new address, saying when the
+ * links went: `credentialType: 'oidc'`), a mail to the old one (best effort: it may be gone), and
+ * the account signed out everywhere, sign-ins in progress first: portal sessions and sign-ins
+ * carry the old address, and some were opened through the links.
  */
 export async function confirmEmailChange(
   ctx: Context,
@@ -38,7 +46,7 @@ export async function confirmEmailChange(
   if (!pending) throw emailChangeErrors.invalidToken();
   const now = ctx.now();
 
-  const locale = await ctx.db.transaction(async (trx) => {
+  const { locale, unlinked } = await ctx.db.transaction(async (trx) => {
     if (!(await lockAccountRow(trx, pending.accountId))) throw emailChangeErrors.invalidToken();
     const account = (await trx('accounts').where({ id: pending.accountId }).first('email', 'locale')) as { email: string; locale: string | null };
     if (normalizeEmail(account.email) !== pending.previousEmail) throw emailChangeErrors.invalidToken();
@@ -52,6 +60,7 @@ export async function confirmEmailChange(
       throw error;
     }
     await revokeResetTokens(trx, pending.accountId);
+    const links = await deleteOidcCredentials(trx, pending.accountId);
     await recordAudit(trx, {
       action: 'account.email_changed',
       target_account_id: pending.accountId,
@@ -60,12 +69,22 @@ export async function confirmEmailChange(
       details: { previous_email: pending.previousEmail, email: pending.newEmail, requested_by: pending.operatorId },
       at: now,
     });
-    return account.locale;
+    for (const link of links) {
+      await recordAudit(trx, {
+        action: 'credential.removed',
+        target_account_id: pending.accountId,
+        ip: input.client.ip,
+        user_agent: input.client.userAgent,
+        details: { credential_id: link.id, type: 'oidc', provider: link.provider, via: 'email_change' },
+        at: now,
+      });
+    }
+    return { locale: account.locale, unlinked: links.length > 0 };
   });
 
   // The notice first, as the change is committed: the store work below may fail, and must not
   // silence it. An operator's change: the notice names neither them nor the confirming browser.
-  await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed' }, null);
+  await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(unlinked ? { credentialType: 'oidc' } : {}) }, null);
   const language = chooseLanguage({ accountLocale: locale });
   sendMail(ctx, pending.previousEmail, language, { kind: 'email_changed', email: pending.newEmail }).catch((error: unknown) =>
     ctx.logger.warn({ ...failureOf(error) }, 'email change: the mail to the previous address failed'),

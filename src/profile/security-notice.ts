@@ -10,7 +10,10 @@ export type { SecurityChange };
 
 export interface SecurityNotice {
   change: SecurityChange;
-  /** The removed credential's type (credential_removed, operator_credential_removed). */
+  /**
+   * The removed credential's type (credential_removed, operator_credential_removed); for
+   * operator_email_changed, `oidc` when the change unlinked Google or Microsoft sign-in.
+   */
   credentialType?: string | undefined;
   /** The upstream provider (upstream_linked): google or microsoft. */
   provider?: string | undefined;

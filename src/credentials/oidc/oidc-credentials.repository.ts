@@ -54,3 +54,10 @@ export async function insertOidcCredential(
     throw error;
   }
 }
+
+/** Unbinds every upstream identity of the account; answers what it removed (id and issuer host). */
+export async function deleteOidcCredentials(db: Queryable, accountId: string): Promise<{ id: string; provider: string | null }[]> {
+  const linked = (await db('credentials').where({ account_id: accountId, type: 'oidc' }).select('id', 'provider')) as { id: string; provider: string | null }[];
+  if (linked.length > 0) await db('credentials').whereIn('id', linked.map((row) => row.id)).delete();
+  return linked;
+}
