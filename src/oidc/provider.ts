@@ -184,6 +184,7 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
 
   const provider = new Provider(ctx.config.issuer, configuration);
   provider.proxy = ctx.config.trustProxy > 0;
+  pinRequestOrigin(provider, ctx.config.issuer);
   reuseDerivedClients(provider, (id) => ClientAdapter.cached(id));
   // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
   // person straight back in through it. Only "Yes, sign me out" (logout=yes): the other answer
@@ -275,3 +276,23 @@ export function clearProviderSessionCookie(res: Response, config: Config): void 
   res.clearCookie(name, options);
   res.clearCookie(`${name}.sig`, options);
 }
+
+/**
+ * oidc-provider builds every URL it hands out (discovery's endpoints and jwks_uri, its forms'
+ * actions, its redirects to itself) from the request's scheme and host, as Koa reads them: the
+ * Host header, or X-Forwarded-Host and X-Forwarded-Proto behind a trusted proxy, which many load
+ * balancers pass on from the client unchanged. A request with `Host: evil.example` then got a
+ * discovery document naming evil.example's token endpoint, and a proxy that says nothing got
+ * http:// URLs for an https issuer (and secure cookies refused). Like the rest of Nyckel (emails,
+ * the portal's cookies), oidc-provider now takes both from ISSUER; TRUST_PROXY still decides
+ * whose address a request comes from.
+ */
+function pinRequestOrigin(provider: Provider, issuer: string): void {
+  const { host, protocol } = new URL(issuer);
+  const scheme = protocol.slice(0, -1);
+  Object.defineProperties(provider.request, {
+    host: { get: () => host, configurable: true },
+    protocol: { get: () => scheme, configurable: true },
+  });
+}
+
