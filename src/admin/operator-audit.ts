@@ -10,6 +10,7 @@ export type OperatorAction =
   | 'operator.account.unlocked'
   | 'operator.account.signed_out'
   | 'operator.account.email_change_requested'
+  | 'operator.account.email_change_withdrawn'
   | 'operator.tokens.viewed'
   | 'operator.tenant.created'
   | 'operator.tenant_setting.set'

@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider';
 import { findAccountByEmail, normalizeEmail } from '../accounts/accounts.repository.ts';
 import { emailChangeErrors, takePendingEmailChange } from '../accounts/pending-email-change.ts';
+import { findOperatorRole } from '../admin/operators.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
 import { deleteOidcCredentials } from '../credentials/oidc/oidc-credentials.repository.ts';
@@ -18,6 +19,10 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * email-change.service.ts), confirmed from the portal's page: opening the link alone changes
  * nothing, since mail scanners fetch links. The pending change is taken first (getDel), so a link
  * works once, and a refused confirmation (406, 409) spends it too: the operator asks again.
+ *
+ * The operator who asked must still be an admin, else 406 as for a spent link: a change asked for
+ * by an admin whose role was revoked since (offboarded, or found out) is not carried out on their
+ * word, as impersonation re-checks its operator when the hand-off is opened.
  *
  * In one transaction holding the account's row (as every writer of its password and links does):
  * - the account must still have the address the operator saw, else 406: something changed it
@@ -44,6 +49,7 @@ export async function confirmEmailChange(
 ): Promise<{ email: string }> {
   const pending = await takePendingEmailChange(ctx, input.token);
   if (!pending) throw emailChangeErrors.invalidToken();
+  if ((await findOperatorRole(ctx.db, pending.operatorId)) !== 'admin') throw emailChangeErrors.invalidToken();
   const now = ctx.now();
 
   const { locale, unlinked } = await ctx.db.transaction(async (trx) => {

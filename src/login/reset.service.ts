@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cancelPendingEmailChange } from '../accounts/pending-email-change.ts';
 import {
   clearPasswordResetRequired,
   findAccountByEmail,
@@ -166,7 +167,8 @@ export async function checkResetToken(ctx: Context, token: string): Promise<{ em
 
 /**
  * Sets the new password from a reset link. The token is spent atomically (one of two concurrent
- * confirmations wins), the account's other links die, sign-ins in progress are ended (one that
+ * confirmations wins), the account's other links die, a pending email change (an operator's) is
+ * cancelled, sign-ins in progress are ended (one that
  * proved the old password does not finish its second factor), the account is signed out
  * everywhere (its portal and OP sessions, every application's grant and refresh tokens, its
  * remembered devices) and a notice is mailed: "your password was changed", or, when the link set
@@ -219,6 +221,9 @@ export async function confirmPasswordReset(
   // Then, as the new password is committed and the link spent: the lock ends even if what
   // follows fails (a reset is the way out of the 30-day lock).
   if (account) await clearFailures(ctx, { email: account.email });
+  // The person got back in through their own mailbox: an operator's pending move of the account
+  // to another address (perhaps asked for on an attacker's word) is void.
+  await cancelPendingEmailChange(ctx, row.account_id, { reason: 'password_reset', actorId: null, ip: input.client.ip, userAgent: input.client.userAgent });
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);

@@ -80,6 +80,9 @@ const pickers: Record<string, Picker> = {
   // it (an attacker's address is the clue). Not the previous address or the requesting operator.
   'operator.account.email_change_requested': (d) => ({ email: text(d.email, 254) }),
   'account.email_changed': (d) => ({ email: text(d.email, 254) }),
+  // The address the pending change would have moved the account to, and what ended it.
+  'operator.account.email_change_withdrawn': (d) => ({ email: text(d.email, 254) }),
+  'account.email_change_cancelled': (d) => ({ email: text(d.email, 254), reason: text(d.reason, 32) }),
 };
 
 /** The tenant ids an entry's summary may name (looked up in one query by the service). */

@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { operatorRecentSignInSeconds } from '../../src/admin/operator-guard.ts';
 import { loggableUrl } from '../../src/observability/access-log.ts';
 import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
-import type { ReceivedMail } from '../helpers/mail-server.ts';
-import { createPersona, errorType, password, signIn, startAdminApp, type AdminTestApp, type Persona } from './harness.ts';
+import { emailChangeSteps } from './email-change-steps.ts';
+import { createPersona, errorType, password, signIn, startAdminApp, type AdminTestApp } from './harness.ts';
 
 /**
  * "Change email" in the console, for a person whose address changed: the operator asks, the new
@@ -20,40 +20,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-let counter = 0;
-const fresh = (name: string) => `${name}-${++counter}-${Date.now().toString(36)}@new.example.com`;
-
-type Browser = Awaited<ReturnType<typeof signIn>>;
-const requestChange = (operator: Browser, accountId: string, email: string) => operator.post(`/api/accounts/${accountId}/email-change`).send({ email });
-const confirm = (token: string) => t.agent().post('/auth/email-change/confirm').send({ token });
-const accountOf = (id: string) => t.ctx.db('accounts').where({ id }).first('email', 'email_verified') as Promise<{ email: string; email_verified: boolean }>;
-const auditOf = (id: string, action: string) =>
-  t.ctx.db('audit_events').where({ target_account_id: id, action }).orderBy('id').select('actor_id', 'details');
-/** The token of the confirmation link in a mail to the new address. */
-const tokenIn = (mail: ReceivedMail) => /\/login\/confirm-email\/([A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
-const linkMail = (email: string) => t.mail.waitFor(email, (m) => m.subject === 'Confirm your new email address');
-
-/** A new admin, signed in just now (a TOTP code is accepted once, so one admin per sign-in). */
-async function signedInAdmin(): Promise<{ admin: Persona; operator: Browser }> {
-  const admin = await createPersona(t.ctx, { role: 'admin', totp: true });
-  return { admin, operator: await signIn(t, admin) };
-}
-
-/** A person to move: an account with a password, not an operator, whose address is unverified. */
-async function customer(): Promise<Persona> {
-  const persona = await createPersona(t.ctx, { email: fresh('old').replace('new.example.com', 'old.example.com') });
-  await t.ctx.db('accounts').where({ id: persona.id }).update({ email_verified: false });
-  return persona;
-}
-
-/** Asks for the change and answers the token from the mailed link. */
-async function requested(operator: Browser, person: Persona, email: string): Promise<string> {
-  const res = await requestChange(operator, person.id, email);
-  expect([res.status, res.body]).toEqual([202, { status: 'sent' }]);
-  const token = tokenIn(await linkMail(email));
-  expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  return token!;
-}
+const { fresh, requestChange, confirm, accountOf, auditOf, tokenIn, linkMail, signedInAdmin, customer, requested } = emailChangeSteps(() => t);
 
 const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 

@@ -6,7 +6,7 @@ import { accountCredentialParams, accountParams, emailChangeBody, searchParams }
 import { operatorOf, requireOperator } from '../operator-guard.ts';
 import { deleteAccountCredential, sendResetEmail, signAccountOutEverywhere, unlockAccount } from './account-actions.service.ts';
 import { listAccounts, searchAccounts } from './account-listing.service.ts';
-import { requestEmailChange } from './email-change.service.ts';
+import { requestEmailChange, withdrawEmailChange } from './email-change.service.ts';
 import { listActiveResetLinks } from './reset-links.service.ts';
 
 /**
@@ -78,6 +78,12 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
       res.status(202).json({ status: 'sent' });
     },
   );
+
+  // Admin, as the request; without a recent sign-in: withdrawing only takes the link away.
+  router.delete('/api/accounts/:accountId/email-change', admin, validate({ params: accountParams }), async (_req, res) => {
+    const { email } = await withdrawEmailChange(ctx, operatorOf(res), res.locals.params.accountId);
+    res.json({ status: 'withdrawn', email });
+  });
 
   return router;
 }

@@ -1,5 +1,5 @@
 import { findAccountByEmail, findAccountById, normalizeEmail } from '../../accounts/accounts.repository.ts';
-import { createPendingEmailChange, emailChangeErrors, emailChangeTtlSeconds } from '../../accounts/pending-email-change.ts';
+import { createPendingEmailChange, emailChangeErrors, emailChangeTtlSeconds, endPendingEmailChange } from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
@@ -52,4 +52,37 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
   sendMail(ctx, account.email, language, { kind: 'email_change_requested', email }).catch((error: unknown) =>
     ctx.logger.warn({ ...failureOf(error) }, 'email change: the notice to the current address failed'),
   );
+}
+
+/**
+ * "Withdraw" a pending change: the link mailed to the new address stops working at once. For a
+ * request that should not have been made (the wrong person on the phone, a mistyped address whose
+ * holder complains): asking again for the current address is refused as unchanged and would not
+ * end it. Admin, as the request; no recent sign-in needed, since it only takes something away.
+ * 404 `account/no-pending-email-change` when there is none (confirmed, expired, already ended),
+ * which changes and records nothing.
+ *
+ * The row follows the withdrawal, as a sign-out's does: it names the address the change would
+ * have moved the account to. A failure between the two is logged with what was withdrawn.
+ */
+export async function withdrawEmailChange(ctx: Context, operator: Operator, accountId: string): Promise<{ email: string }> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw errors.notFound();
+  const withdrawn = await endPendingEmailChange(ctx, account.id);
+  if (!withdrawn) throw emailChangeErrors.nonePending();
+  try {
+    await recordOperatorAction(
+      ctx.db,
+      operator,
+      { action: 'operator.account.email_change_withdrawn', target_account_id: account.id, details: { email: withdrawn.newEmail } },
+      ctx.now(),
+    );
+  } catch (err) {
+    ctx.logger.error(
+      { err, operator_id: operator.account_id, target_account_id: account.id },
+      'operator.account.email_change_withdrawn: the change was withdrawn, but the audit row was not written',
+    );
+    throw err;
+  }
+  return { email: withdrawn.newEmail };
 }
