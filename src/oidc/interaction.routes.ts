@@ -123,8 +123,10 @@ function loginUrl(details: Details): string {
   const query = new URLSearchParams({ client_id: String(details.params.client_id), interaction: details.uid });
   const locale = uiLanguage(details.params.ui_locales);
   if (locale) query.set('lang', locale);
+  // Pre-fills the address, and no more (OpenID Connect Core 3.1.2.1: a hint): `email` would start
+  // the sign-in at once, mailing a code to whatever address a link named before anyone pressed a key.
   if (typeof details.params.login_hint === 'string' && details.params.login_hint.includes('@')) {
-    query.set('email', details.params.login_hint);
+    query.set('login_hint', details.params.login_hint);
   }
   return `/login?${query}`;
 }

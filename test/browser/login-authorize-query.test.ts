@@ -80,3 +80,33 @@ describe('/login with an authorization request in its query (client_id and respo
     expect(((await token.json()) as { id_token?: string }).id_token).toBeTruthy();
   });
 });
+
+describe("a relying party's login_hint", () => {
+  it('fills in the address and waits: nothing is mailed until the person continues', async () => {
+    const { page } = h;
+    const stranger = 'hinted-stranger@example.test';
+    const request = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: `${rpBase}/callback`,
+      code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+      code_challenge_method: 'S256',
+      scope: 'openid',
+      login_hint: stranger,
+    });
+
+    await page.goto(`/oauth2/authorize?${request}`);
+    await page.waitForURL((url) => url.pathname === '/login');
+    const field = page.getByLabel(t.en('login.start.email'), { exact: true });
+    await expect.poll(() => field.inputValue()).toBe(stranger);
+    // Still the first step, and the address (no account: it would get a mail) got nothing.
+    expect(await page.getByRole('button', { name: t.en('login.start.submit'), exact: true }).isEnabled()).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(h.mail.to(stranger)).toHaveLength(0);
+
+    // The person may correct it, and goes on as usual.
+    await field.fill(email);
+    await page.getByRole('button', { name: t.en('login.start.submit'), exact: true }).click();
+    await page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+  });
+});

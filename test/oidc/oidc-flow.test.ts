@@ -894,6 +894,14 @@ describe('a relying party signs a person in with openid-client', () => {
     }
   });
 
+  it("hands login_hint to /login to fill in the address, not as `email`, which would start the sign-in", async () => {
+    const browser = new BrowserLike(server.base);
+    const { url } = await browser.follow((await authorizationRequest(await discover('rp-one'), { login_hint: 'hint@example.test' })).url.toString());
+    expect(url.pathname).toBe('/login');
+    expect(url.searchParams.get('login_hint')).toBe('hint@example.test');
+    expect(url.searchParams.has('email')).toBe(false);
+  });
+
   it('publishes discovery metadata that certified clients rely on', async () => {
     const response = await fetch(`${server.issuer}/.well-known/openid-configuration`);
     const metadata = (await response.json()) as Record<string, string[] | string>;
