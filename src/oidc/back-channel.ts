@@ -57,6 +57,8 @@ export function createHttpHandler(ctx: Pick<Context, 'store' | 'config' | 'logge
 
   const toProvider = (req: IncomingMessage, res: ServerResponse, refusal: Refusal | undefined) => {
     if (refusal) return refuse(res, refusal);
+    // oidc-provider sends Cache-Control: no-store; RFC 6749 (5.1) asks for the HTTP/1.0 header too.
+    res.setHeader('Pragma', 'no-cache');
     // As Express mounts it: oidc-provider finds its mount path from originalUrl minus url.
     (req as IncomingMessage & { originalUrl: string }).originalUrl = req.url!;
     req.url = req.url!.slice(oauthMount.length);
@@ -103,6 +105,7 @@ export function refuse(res: ServerResponse, refusal: Refusal): void {
   res.statusCode = refusal.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
   if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
   res.end(body);
 }

@@ -85,18 +85,32 @@ export async function renderError(
   page(ctx, title, body);
 }
 
+/** A page answered outside oidc-provider (front-channel.ts), with the pages' headers and no caching. */
+function sendPage(res: ServerResponse, status: number, language: PageLanguage, title: string, body: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(pageHeaders)) res.setHeader(name, value);
+  res.end(htmlPage(language, title, body));
+}
+
 /**
  * A browser over its address's budget of authorizations and logouts (front-channel.ts): 429 with
  * Retry-After, as a page in the person's language rather than the JSON a relying party's code gets.
  */
 export function sendTooManyAttempts(res: ServerResponse, language: PageLanguage, retryAfterSeconds: number): void {
   const t = pageTexts[language];
-  res.statusCode = 429;
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Retry-After', String(retryAfterSeconds));
-  for (const [name, value] of Object.entries(pageHeaders)) res.setHeader(name, value);
-  res.end(htmlPage(language, t.tooManyTitle, `<h1>${escape(t.tooManyTitle)}</h1><p>${escape(t.tooManyBody)}</p>\n${reference(language, 'slow_down')}`));
+  sendPage(res, 429, language, t.tooManyTitle, `<h1>${escape(t.tooManyTitle)}</h1><p>${escape(t.tooManyBody)}</p>\n${reference(language, 'slow_down')}`);
+}
+
+/**
+ * A browser's authorization or logout refused before oidc-provider saw it (a parameter over its
+ * cap, request-size.ts): the same error page oidc-provider's own refusals get, not JSON.
+ */
+export function sendErrorPage(res: ServerResponse, status: number, language: PageLanguage, flow: PageFlow, out: { error: string; error_description?: string }): void {
+  const { title, body } = errorPage(language, flow, out);
+  sendPage(res, status, language, title, body);
 }
 
 /**

@@ -324,6 +324,28 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(tokens.claims()!.email).toBe('rp-user@example.com');
   });
 
+  it('answers the token endpoint with Cache-Control: no-store and Pragma: no-cache (RFC 6749 5.1, 5.2), tokens and errors alike', async () => {
+    const config = await discover('rp-one');
+    const authorization = await authorizationRequest(config);
+    const callback = await codeFrom(new BrowserLike(server.base), authorization);
+    const redeem = (code: string) =>
+      fetch(`${server.issuer}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('rp-one:rp-one-secret-0123456789').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: authorization.verifier }),
+      });
+    const tokens = await redeem(callback.searchParams.get('code')!);
+    const refused = await redeem('not-a-code');
+    expect([tokens.status, refused.status]).toEqual([200, 400]);
+    for (const response of [tokens, refused]) {
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('pragma')).toBe('no-cache');
+    }
+  });
+
   it('signs in to a second client without a login page (single sign-on)', async () => {
     const browser = new BrowserLike(server.base);
     const one = await discover('rp-one');

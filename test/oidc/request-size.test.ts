@@ -34,6 +34,23 @@ describe('request sizes at /oauth2', () => {
     expect((await authorize({ state: 'x'.repeat(2048) })).status).toBe(303);
   });
 
+  it("shows a person's browser the refusal as a page in their language, not JSON", async () => {
+    const long = 'x'.repeat(2049);
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const signIn = await fetch(`${server.issuer}/authorize?${new URLSearchParams({ client_id: 'size-spa', state: long })}`, { headers: html, redirect: 'manual' });
+    const signOut = await fetch(`${server.issuer}/logout?state=${long}`, { headers: { ...html, 'accept-language': 'sv-SE,sv;q=0.9' }, redirect: 'manual' });
+    for (const [response, title, lang] of [[signIn, 'Sign-in could not continue', 'en'], [signOut, 'Utloggningen kunde inte', 'sv']] as const) {
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      const page = await response.text();
+      expect(page).toContain(`<html lang="${lang}">`);
+      expect(page).toContain(title);
+      expect(page).toContain('<code>invalid_request</code> state is too long');
+      expect(page).not.toContain(long);
+    }
+  });
+
   it('refuses a pushed authorization request over 16 KB (413), and a POST that does not say its length (411)', async () => {
     const body = new URLSearchParams({ client_id: 'size-spa', response_type: 'code', redirect_uri: redirectUri, state: 'x'.repeat(1000), request_uri_note: 'y'.repeat(17 * 1024) }).toString();
     const large = await fetch(`${server.issuer}/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
