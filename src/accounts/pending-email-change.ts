@@ -35,6 +35,45 @@ const changeKey = (token: string) => `email-change:${createHash('sha256').update
 const accountKey = (accountId: string) => `email-change-account:${accountId}`;
 
 /**
+ * How long a confirmed link is remembered: a confirmation whose sign-out failed after the change
+ * was committed (the store down) is tried again by the portal's Try again, which must then finish
+ * that sign-out instead of calling the link invalid.
+ */
+const confirmedTtlSeconds = 600;
+
+/**
+ * What the store keeps under a token: `pending` until it is confirmed, `confirmed` from just
+ * before the change commits until its sign-out everywhere is done (the claim's random `claim`
+ * tells this confirmation's marker from another's), `ended` once withdrawn, cancelled, replaced,
+ * refused or done. A value without `state` was written before states existed: pending.
+ */
+interface StoredChange extends PendingEmailChange {
+  state?: 'pending' | 'confirmed' | 'ended';
+  claim?: string;
+}
+
+/** A change found by its token, and exactly what the store held, for the compare-and-set steps. */
+export interface FoundEmailChange {
+  pending: PendingEmailChange;
+  /** Committed already: a confirmation tried again finishes the sign-out. */
+  confirmed: boolean;
+  key: string;
+  raw: string;
+}
+
+const pendingOf = ({ accountId, previousEmail, newEmail, operatorId, expiresAt }: StoredChange): PendingEmailChange => ({
+  accountId,
+  previousEmail,
+  newEmail,
+  operatorId,
+  expiresAt,
+});
+
+/** The store has no compare-and-delete: an ended change is overwritten by this tombstone, briefly. */
+const ended = JSON.stringify({ state: 'ended' });
+const endedTtlSeconds = 60;
+
+/**
  * Keeps a change for the new address to confirm and answers its token (32 random bytes). One per
  * account: the previous change's token is deleted, so an operator who mistyped the address and
  * asks again leaves no link to the wrong mailbox usable.
@@ -42,7 +81,7 @@ const accountKey = (accountId: string) => `email-change-account:${accountId}`;
 export async function createPendingEmailChange(ctx: StoreContext, change: Omit<PendingEmailChange, 'expiresAt'>): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const key = changeKey(token);
-  const pending: PendingEmailChange = { ...change, expiresAt: ctx.now().getTime() + emailChangeTtlSeconds * 1000 };
+  const pending: StoredChange = { ...change, expiresAt: ctx.now().getTime() + emailChangeTtlSeconds * 1000, state: 'pending' };
   const previous = await ctx.store.get(accountKey(change.accountId));
   if (previous) await ctx.store.del(previous);
   await ctx.store.set(key, JSON.stringify(pending), emailChangeTtlSeconds);
@@ -51,31 +90,65 @@ export async function createPendingEmailChange(ctx: StoreContext, change: Omit<P
 }
 
 /**
- * Takes the change a token stands for, once: getDel makes the first of concurrent confirmations
- * the only one that gets it. Null for an unknown, used, replaced or expired token.
+ * The change a token stands for, read, not taken: a confirmation spends it only as its change
+ * commits (claimPendingEmailChange), so a failure before that (the database down) leaves the link
+ * for Try again. Null for an unknown, used, replaced, withdrawn, cancelled or expired token.
  */
-export async function takePendingEmailChange(ctx: StoreContext, token: string): Promise<PendingEmailChange | null> {
+export async function findPendingEmailChange(ctx: StoreContext, token: string): Promise<FoundEmailChange | null> {
   const key = changeKey(token);
-  const raw = await ctx.store.getDel(key);
+  const raw = await ctx.store.get(key);
   if (!raw) return null;
-  const pending = JSON.parse(raw) as PendingEmailChange;
-  if ((await ctx.store.get(accountKey(pending.accountId))) === key) await ctx.store.del(accountKey(pending.accountId));
-  return pending.expiresAt > ctx.now().getTime() ? pending : null;
+  const stored = JSON.parse(raw) as StoredChange;
+  const state = stored.state ?? 'pending';
+  if (state === 'ended') return null;
+  if (state === 'pending' && stored.expiresAt <= ctx.now().getTime()) return null;
+  return { pending: pendingOf(stored), confirmed: state === 'confirmed', key, raw };
+}
+
+/** What a confirmation about to commit writes over the link: its own, told from another's by a random claim. */
+export function confirmedMarker(found: FoundEmailChange): string {
+  return JSON.stringify({ ...found.pending, state: 'confirmed', claim: randomBytes(16).toString('base64url') } satisfies StoredChange);
 }
 
 /**
- * Ends the account's pending change, if it has one, and answers it (null when there was none, or
- * it had expired): its link stops working at once. getDel, as a confirmation takes it, so of an
- * ending and a confirmation at the same moment exactly one gets the change.
+ * Spends the link for a confirmation about to commit: only while it is still exactly as read, so
+ * of two confirmations one claims it, and a withdrawal, cancellation or newer request meanwhile
+ * wins (false). Kept as `marker` (confirmedMarker) for a while, for Try again.
+ */
+export async function claimPendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<boolean> {
+  return ctx.store.replaceIfUnchanged(found.key, found.raw, marker, confirmedTtlSeconds);
+}
+
+/** Gives the link back after a claim whose commit failed: the change did not happen, and Try again may make it. */
+export async function restorePendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<void> {
+  const ttl = Math.ceil((found.pending.expiresAt - ctx.now().getTime()) / 1000);
+  if (ttl > 0) await ctx.store.replaceIfUnchanged(found.key, marker, found.raw, ttl);
+}
+
+/**
+ * Ends the link as it was found: a refused confirmation spends it (the operator asks again), and
+ * a confirmed one is forgotten once its sign-out is done, so later tries answer invalid.
+ */
+export async function spendPendingEmailChange(ctx: StoreContext, found: Pick<FoundEmailChange, 'key' | 'raw'>): Promise<void> {
+  await ctx.store.replaceIfUnchanged(found.key, found.raw, ended, endedTtlSeconds);
+}
+
+/**
+ * Ends the account's pending change, if it has one, and answers it (null when there was none:
+ * never asked, expired, confirmed or ended): its link stops working at once. Compare-and-set, as
+ * a confirmation claims it, so of an ending and a confirmation at the same moment exactly one
+ * gets the change.
  */
 export async function endPendingEmailChange(ctx: StoreContext, accountId: string): Promise<PendingEmailChange | null> {
-  const key = await ctx.store.get(accountKey(accountId));
-  if (!key) return null;
-  const raw = await ctx.store.getDel(key);
-  if ((await ctx.store.get(accountKey(accountId))) === key) await ctx.store.del(accountKey(accountId));
-  if (!raw) return null;
-  const pending = JSON.parse(raw) as PendingEmailChange;
-  return pending.expiresAt > ctx.now().getTime() ? pending : null;
+  for (;;) {
+    const key = await ctx.store.get(accountKey(accountId));
+    if (!key) return null;
+    const raw = await ctx.store.get(key);
+    if (!raw) return null;
+    const stored = JSON.parse(raw) as StoredChange;
+    if ((stored.state ?? 'pending') !== 'pending' || stored.expiresAt <= ctx.now().getTime()) return null;
+    if (await ctx.store.replaceIfUnchanged(key, raw, ended, endedTtlSeconds)) return pendingOf(stored);
+  }
 }
 
 /** What ended a pending change other than its confirmation or an operator's withdrawal. */

@@ -1,9 +1,19 @@
 import type Provider from 'oidc-provider';
-import { findAccountByEmail, normalizeEmail } from '../accounts/accounts.repository.ts';
-import { emailChangeErrors, takePendingEmailChange } from '../accounts/pending-email-change.ts';
+import { findAccountByEmail, findAccountById, normalizeEmail, type Queryable } from '../accounts/accounts.repository.ts';
+import {
+  claimPendingEmailChange,
+  confirmedMarker,
+  emailChangeErrors,
+  findPendingEmailChange,
+  restorePendingEmailChange,
+  spendPendingEmailChange,
+  type FoundEmailChange,
+  type PendingEmailChange,
+} from '../accounts/pending-email-change.ts';
 import { findOperatorRole } from '../admin/operators.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
+import { AppError } from '../http/app-error.ts';
 import { deleteOidcCredentials } from '../credentials/oidc/oidc-credentials.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { failureOf } from '../mail/mail-failure.ts';
@@ -17,90 +27,157 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
 /**
  * The link an operator's "Change email" mailed to the new address (src/admin/accounts/
  * email-change.service.ts), confirmed from the portal's page: opening the link alone changes
- * nothing, since mail scanners fetch links. The pending change is taken first (getDel), so a link
- * works once, and a refused confirmation (406, 409) spends it too: the operator asks again.
+ * nothing, since mail scanners fetch links. A link works once, and a refused confirmation (406,
+ * 409) spends it too: the operator asks again.
  *
  * The operator who asked must still be an admin, else 406 as for a spent link: a change asked for
  * by an admin whose role was revoked since (offboarded, or found out) is not carried out on their
  * word, as impersonation re-checks its operator when the hand-off is opened.
  *
- * In one transaction holding the account's row (as every writer of its password and links does):
- * - the account must still have the address the operator saw, else 406: something changed it
- *   meanwhile, and a confirmation must not undo that;
- * - the new address must still be free, else 409 `account/email-taken` (the unique index answers
- *   the same for an account created with it at this very moment);
- * - the email is set and marked verified (this link proved the mailbox), and the account's reset
- *   links die: one mailed to the old address must not set the password after the move;
- * - every linked Google or Microsoft identity is unlinked, each audited as `credential.removed`
- *   (via `email_change`). They were mostly linked through the old address, often a work
- *   account of the employer's Workspace or Entra tenant: whoever runs that domain keeps that
- *   identity, and through the link would go on signing in as the person, now by typing the new
- *   address. Which of them are the person's own cannot be told from here, so all go; the person
- *   links again from the profile.
- * Then, as after a reset: a security notice to the account (now the new address, saying when the
- * links went: `credentialType: 'oidc'`), a mail to the old one (best effort: it may be gone), and
- * the account signed out everywhere, sign-ins in progress first: portal sessions and sign-ins
- * carry the old address, and some were opened through the links.
+ * The change is made in one transaction (moveAccount), and the link is spent inside it, last,
+ * just before the commit (claimPendingEmailChange: only while it is still as read, so of two
+ * confirmations, or a confirmation and a withdrawal, one wins). A failure before the commit (the
+ * database gone for a moment: 503) thus leaves the link for the portal's Try again, and a commit
+ * that fails after the claim gives it back. Once committed the link is kept as confirmed until the
+ * account is signed out everywhere: when that fails (the store down: 503), Try again answers 200
+ * and finishes it, instead of calling the link invalid while the address did change.
+ *
+ * Then, as after a reset: a security notice to the account (now the new address, saying when
+ * Google or Microsoft links went: `credentialType: 'oidc'`), a mail to the old one (best effort:
+ * it may be gone), and the account signed out everywhere, sign-ins in progress first: portal
+ * sessions and sign-ins carry the old address, and some were opened through the links.
  */
 export async function confirmEmailChange(
   ctx: Context,
   provider: Provider,
   input: { token: string; client: Pick<ClientInfo, 'ip' | 'userAgent'> },
 ): Promise<{ email: string }> {
-  const pending = await takePendingEmailChange(ctx, input.token);
-  if (!pending) throw emailChangeErrors.invalidToken();
-  if ((await findOperatorRole(ctx.db, pending.operatorId)) !== 'admin') throw emailChangeErrors.invalidToken();
-  const now = ctx.now();
+  const found = await findPendingEmailChange(ctx, input.token);
+  if (!found) throw emailChangeErrors.invalidToken();
+  const { pending } = found;
+  if (found.confirmed) {
+    // Try again after a failure that followed the commit: only while the account still has the
+    // new address (a concurrent confirmation may be between its claim and its commit).
+    const account = await findAccountById(ctx.db, pending.accountId);
+    if (!account || normalizeEmail(account.email) !== pending.newEmail) throw emailChangeErrors.invalidToken();
+    await signOut(ctx, provider, found, found.raw);
+    return { email: pending.newEmail };
+  }
+  if ((await findOperatorRole(ctx.db, pending.operatorId)) !== 'admin') return refuse(ctx, found, emailChangeErrors.invalidToken());
 
-  const { locale, unlinked } = await ctx.db.transaction(async (trx) => {
-    if (!(await lockAccountRow(trx, pending.accountId))) throw emailChangeErrors.invalidToken();
-    const account = (await trx('accounts').where({ id: pending.accountId }).first('email', 'locale')) as { email: string; locale: string | null };
-    if (normalizeEmail(account.email) !== pending.previousEmail) throw emailChangeErrors.invalidToken();
-    const holder = await findAccountByEmail(trx, pending.newEmail);
-    if (holder && holder.id !== pending.accountId) throw emailChangeErrors.taken();
-    try {
-      // A savepoint: the unique violation of a racing insert must not abort the whole transaction.
-      await trx.transaction((sp) => sp('accounts').where({ id: pending.accountId }).update({ email: pending.newEmail, email_verified: true, updated_at: now }));
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw emailChangeErrors.taken();
-      throw error;
-    }
-    await revokeResetTokens(trx, pending.accountId);
-    const links = await deleteOidcCredentials(trx, pending.accountId);
-    await recordAudit(trx, {
-      action: 'account.email_changed',
-      target_account_id: pending.accountId,
-      ip: input.client.ip,
-      user_agent: input.client.userAgent,
-      details: { previous_email: pending.previousEmail, email: pending.newEmail, requested_by: pending.operatorId },
-      at: now,
+  const now = ctx.now();
+  const marker = confirmedMarker(found);
+  let claiming = false;
+  let outcome: Moved | AppError;
+  try {
+    outcome = await ctx.db.transaction(async (trx) => {
+      const moved = await moveAccount(trx, pending, input.client, now);
+      if (moved instanceof AppError) return moved;
+      claiming = true;
+      if (!(await claimPendingEmailChange(ctx, found, marker))) throw emailChangeErrors.invalidToken();
+      return moved;
     });
-    for (const link of links) {
-      await recordAudit(trx, {
-        action: 'credential.removed',
-        target_account_id: pending.accountId,
-        ip: input.client.ip,
-        user_agent: input.client.userAgent,
-        details: { credential_id: link.id, type: 'oidc', provider: link.provider, via: 'email_change' },
-        at: now,
-      });
+  } catch (error) {
+    // The change did not commit (or it is not known whether the claim was written): the link
+    // goes back to what it was, unless something else replaced it meanwhile.
+    if (claiming) {
+      await restorePendingEmailChange(ctx, found, marker).catch((restoreError: unknown) =>
+        ctx.logger.warn({ ...failureOf(restoreError) }, 'email change: the link could not be given back after a failed confirmation'),
+      );
     }
-    return { locale: account.locale, unlinked: links.length > 0 };
-  });
+    throw error;
+  }
+  if (outcome instanceof AppError) return refuse(ctx, found, outcome);
 
   // The notice first, as the change is committed: the store work below may fail, and must not
   // silence it. An operator's change: the notice names neither them nor the confirming browser.
-  await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(unlinked ? { credentialType: 'oidc' } : {}) }, null);
-  const language = chooseLanguage({ accountLocale: locale });
+  await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(outcome.unlinked ? { credentialType: 'oidc' } : {}) }, null);
+  const language = chooseLanguage({ accountLocale: outcome.locale });
   sendMail(ctx, pending.previousEmail, language, { kind: 'email_changed', email: pending.newEmail }).catch((error: unknown) =>
     ctx.logger.warn({ ...failureOf(error) }, 'email change: the mail to the previous address failed'),
   );
+  await signOut(ctx, provider, found, marker);
+  return { email: pending.newEmail };
+}
+
+interface Moved {
+  locale: string | null;
+  /** Google or Microsoft links were removed. */
+  unlinked: boolean;
+}
+
+/**
+ * The change, holding the account's row (as every writer of its password and links does).
+ * Answers the refusal, having written nothing, when:
+ * - the account must still have the address the operator saw, else 406: something changed it
+ *   meanwhile, and a confirmation must not undo that;
+ * - the new address must still be free, else 409 `account/email-taken` (the unique index answers
+ *   the same for an account created with it at this very moment).
+ * Else the email is set and marked verified (this link proved the mailbox), and the account's
+ * reset links die: one mailed to the old address must not set the password after the move. Every
+ * linked Google or Microsoft identity is unlinked, each audited as `credential.removed` (via
+ * `email_change`). They were mostly linked through the old address, often a work account of the
+ * employer's Workspace or Entra tenant: whoever runs that domain keeps that identity, and through
+ * the link would go on signing in as the person, now by typing the new address. Which of them are
+ * the person's own cannot be told from here, so all go; the person links again from the profile.
+ */
+async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: Pick<ClientInfo, 'ip' | 'userAgent'>, now: Date): Promise<Moved | AppError> {
+  if (!(await lockAccountRow(trx, pending.accountId))) return emailChangeErrors.invalidToken();
+  const account = (await trx('accounts').where({ id: pending.accountId }).first('email', 'locale')) as { email: string; locale: string | null };
+  if (normalizeEmail(account.email) !== pending.previousEmail) return emailChangeErrors.invalidToken();
+  const holder = await findAccountByEmail(trx, pending.newEmail);
+  if (holder && holder.id !== pending.accountId) return emailChangeErrors.taken();
   try {
-    await endSignInsInProgress(ctx, pending.accountId);
-    await signOutEverywhere(ctx, provider, pending.accountId);
+    // A savepoint: the unique violation of a racing insert must not abort the whole transaction.
+    await trx.transaction((sp) => sp('accounts').where({ id: pending.accountId }).update({ email: pending.newEmail, email_verified: true, updated_at: now }));
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') return emailChangeErrors.taken();
+    throw error;
+  }
+  await revokeResetTokens(trx, pending.accountId);
+  const links = await deleteOidcCredentials(trx, pending.accountId);
+  await recordAudit(trx, {
+    action: 'account.email_changed',
+    target_account_id: pending.accountId,
+    ip: client.ip,
+    user_agent: client.userAgent,
+    details: { previous_email: pending.previousEmail, email: pending.newEmail, requested_by: pending.operatorId },
+    at: now,
+  });
+  for (const link of links) {
+    await recordAudit(trx, {
+      action: 'credential.removed',
+      target_account_id: pending.accountId,
+      ip: client.ip,
+      user_agent: client.userAgent,
+      details: { credential_id: link.id, type: 'oidc', provider: link.provider, via: 'email_change' },
+      at: now,
+    });
+  }
+  return { locale: account.locale, unlinked: links.length > 0 };
+}
+
+/** A refused confirmation spends the link: the operator asks again. */
+async function refuse(ctx: Context, found: FoundEmailChange, refusal: AppError): Promise<never> {
+  await spendPendingEmailChange(ctx, found);
+  throw refusal;
+}
+
+/**
+ * Signs the moved account out everywhere, sign-ins in progress first, then forgets the confirmed
+ * link (`marker`, as the store holds it): later tries answer invalid. Forgetting it is best
+ * effort, as a marker left only lets Try again sign the account out once more.
+ */
+async function signOut(ctx: Context, provider: Provider, found: FoundEmailChange, marker: string): Promise<void> {
+  const accountId = found.pending.accountId;
+  try {
+    await endSignInsInProgress(ctx, accountId);
+    await signOutEverywhere(ctx, provider, accountId);
   } catch (err) {
-    ctx.logger.error({ err, account_id: pending.accountId }, 'account.email_changed: the email changed, but the account was not signed out everywhere; sign it out from the console');
+    ctx.logger.error({ err, account_id: accountId }, 'account.email_changed: the email changed, but the account was not signed out everywhere; Try again on the link finishes it, or sign it out from the console');
     throw err;
   }
-  return { email: pending.newEmail };
+  await spendPendingEmailChange(ctx, { key: found.key, raw: marker }).catch((error: unknown) =>
+    ctx.logger.warn({ ...failureOf(error) }, 'email change: the confirmed link could not be forgotten'),
+  );
 }
