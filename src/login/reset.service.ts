@@ -54,6 +54,13 @@ export async function revokeResetTokens(db: Queryable, accountId: string): Promi
 export interface ResetLink {
   link: string;
   expiresAt: Date;
+  /**
+   * The account's address, read holding its row: the one address the link may be mailed to. An
+   * email change confirmed after the account was looked up (by its old address) has moved it, and
+   * one confirmed later revokes this link (it locks the row too), so no link reaches a mailbox the
+   * account left.
+   */
+  email: string;
 }
 
 /**
@@ -79,8 +86,9 @@ export async function createResetLink(
   const token = randomBytes(32).toString('base64url');
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + resetTokenTtlSeconds * 1000);
-  await (options.trx ?? ctx.db).transaction(async (trx) => {
+  const email = await (options.trx ?? ctx.db).transaction(async (trx) => {
     await lockAccountRow(trx, accountId);
+    const account = (await trx('accounts').where({ id: accountId }).first('email')) as { email: string } | undefined;
     await revokeResetTokens(trx, accountId);
     await trx('password_reset_tokens').insert({
       account_id: accountId,
@@ -91,8 +99,10 @@ export async function createResetLink(
       created_at: now,
       expires_at: expiresAt,
     });
+    // Checked by the insert's foreign key: the account exists.
+    return account!.email;
   });
-  return { link: `${ctx.config.publicUrl}/login/set-password/${token}`, expiresAt };
+  return { link: `${ctx.config.publicUrl}/login/set-password/${token}`, expiresAt, email };
 }
 
 /**
@@ -126,7 +136,9 @@ export async function requestPasswordReset(
   if (account && link) {
     const language = chooseLanguage({ acceptLanguage: input.client.acceptLanguage, accountLocale: account.locale });
     // The mail point was taken above for every address alike, known or not.
-    sendMail(ctx, account.email, language, { kind: 'reset_link', link: link.link, minutes: resetTokenTtlSeconds / 60 }).catch(
+    // To the address that holds the account now (link.email), not the one asked about: an email
+    // change confirmed since the lookup moved the account away from it.
+    sendMail(ctx, link.email, language, { kind: 'reset_link', link: link.link, minutes: resetTokenTtlSeconds / 60 }).catch(
       (error: unknown) => ctx.logger.error({ ...failureOf(error) }, 'reset mail failed'),
     );
   }
@@ -239,8 +251,8 @@ export async function sendMigrationResetLink(
 ): Promise<void> {
   // The mail budget is checked before the new link revokes the previous one.
   await takeMailPoint(ctx, account.email);
-  const { link } = await createResetLink(ctx, account.id, { type });
-  await sendMail(ctx, account.email, language, { kind: 'migration_reset_link', link, minutes: resetTokenTtlSeconds / 60 });
+  const { link, email } = await createResetLink(ctx, account.id, { type });
+  await sendMail(ctx, email, language, { kind: 'migration_reset_link', link, minutes: resetTokenTtlSeconds / 60 });
 }
 
 /** "a***@example.com": enough for the person to recognise the account, not to learn the address. */

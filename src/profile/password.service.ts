@@ -113,7 +113,7 @@ export async function sendPasswordSetupLink(ctx: Context, request: SessionReques
   if (!account) throw errors.unauthorized();
   if ((await listCredentials(ctx.db, account.id)).some((c) => c.type === 'password')) return;
   await takeMailPoint(ctx, account.email);
-  const { link } = await createResetLink(ctx, account.id);
+  const { link, email } = await createResetLink(ctx, account.id);
   await recordAudit(ctx.db, {
     action: 'password.setup_link.sent',
     actor_id: account.id,
@@ -123,7 +123,7 @@ export async function sendPasswordSetupLink(ctx: Context, request: SessionReques
     at: ctx.now(),
   });
   const language = chooseLanguage({ acceptLanguage: request.acceptLanguage, accountLocale: account.locale });
-  await sendMail(ctx, account.email, language, { kind: 'password_setup_link', link, minutes: resetTokenTtlSeconds / 60 }).catch(
+  await sendMail(ctx, email, language, { kind: 'password_setup_link', link, minutes: resetTokenTtlSeconds / 60 }).catch(
     (error: unknown) => ctx.logger.error({ ...failureOf(error) }, 'password setup mail failed'),
   );
 }

@@ -39,13 +39,14 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
   if (!account) throw errors.notFound();
   await spendResetMail(ctx, operator);
   await takeMailPoint(ctx, account.email);
-  const { link } = await ctx.db.transaction(async (trx) => {
+  const { link, email } = await ctx.db.transaction(async (trx) => {
     const created = await createResetLink(ctx, account.id, { trx });
     await recordOperatorAction(trx, operator, { action: 'operator.password_reset.sent', target_account_id: account.id }, ctx.now());
     return created;
   });
   const language = chooseLanguage({ acceptLanguage: undefined, accountLocale: account.locale });
-  await sendMail(ctx, account.email, language, { kind: 'reset_link', link, minutes: resetTokenTtlSeconds / 60 });
+  // To the address read with the link (an email change may have moved the account since it was looked up).
+  await sendMail(ctx, email, language, { kind: 'reset_link', link, minutes: resetTokenTtlSeconds / 60 });
 }
 
 /**
