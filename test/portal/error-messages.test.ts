@@ -94,7 +94,7 @@ describe('login error messages (spec section 8)', () => {
   it('shows the server text of weak_password and validation_error translated, never raw English', () => {
     const t = (key: string) => translate(en, key);
     const known = loginErrorFrom(error('weak_password', 400, 'Password must be at least 9 characters'));
-    expect(describeLoginError(known, t)).toBe('At least 9 characters');
+    expect(describeLoginError(known, t)).toBe('The password must be at least 9 characters');
     // A text the portal cannot translate would be English in the Swedish UI: the type's message stands in.
     const unknown = loginErrorFrom(error('validation_error', 400, 'Too big: expected string to have <=254 characters'));
     expect(describeLoginError(unknown, t)).toBe('Please check the information you entered');
@@ -125,6 +125,20 @@ describe('login error messages (spec section 8)', () => {
       expect(swedish).not.toBe(english);
       expect(swedish).not.toBe(translate(sv, 'errors.weak_password'));
     });
+  });
+
+  // The rules list beside the form names each rule in a few words ("An uppercase letter"); the
+  // server's refusal under it must say what is wrong with the password as a whole sentence.
+  it.each([
+    ['Abcdef1!', 'The password must be at least 9 characters', 'Lösenordet måste vara minst 9 tecken'],
+    ['abcdefgh1!', 'The password must contain an uppercase letter', 'Lösenordet måste innehålla en versal (stor bokstav)'],
+    ['Abcdefghi!', 'The password must contain a digit', 'Lösenordet måste innehålla en siffra'],
+    ['Abcdefgh1', 'The password must contain a special character, such as ! @ # $ % & * ?', 'Lösenordet måste innehålla ett specialtecken, till exempel ! @ # $ % & * ?'],
+  ])('the server refusing %s reads "%s", not the rule\'s line in the list', (password, english, swedish) => {
+    const result = checkPasswordPolicy(password);
+    const failure = error('weak_password', 422, result.ok ? '' : result.reason);
+    expect(describeLoginError(loginErrorFrom(failure), (key) => translate(en, key))).toBe(english);
+    expect(describeLoginError(loginErrorFrom(failure), (key) => translate(sv, key))).toBe(swedish);
   });
 
   it('tells a badly formed email address in the UI language (the browser lets "anna@firma" through)', () => {

@@ -76,17 +76,18 @@ export const DEFAULT_LOGIN_ERROR: LoginError = { key: 'errors.failed_to_authenti
  * English server texts the portal knows how to translate (the server answers `msg` in English:
  * the password policy's reasons, src/credentials/password/policy.ts, and zod's email check).
  * An unknown text is never shown as is, since it would be English in the Swedish UI: the
- * mapped message of its type stands in for it.
+ * mapped message of its type stands in for it. A refused rule reads as a whole sentence
+ * (password.errors.*), not as its line in the rules list ("An uppercase letter").
  */
 export const KNOWN_SERVER_MESSAGES: Record<string, string> = {
   'Passwords do not match': 'password.mismatch',
   'Password cannot be empty': 'password.empty',
   'Password must be at least 8 characters': 'password.too_short',
-  'Password must be at least 9 characters': 'password.rules.length',
+  'Password must be at least 9 characters': 'password.errors.length',
   'Password must be at most 256 characters': 'password.too_long',
-  'Password must contain an uppercase letter': 'password.rules.uppercase',
-  'Password must contain a digit': 'password.rules.digit',
-  'Password must contain a special character': 'password.rules.special',
+  'Password must contain an uppercase letter': 'password.errors.uppercase',
+  'Password must contain a digit': 'password.errors.digit',
+  'Password must contain a special character': 'password.errors.special',
   'Password is too common, choose another one': 'password.too_common',
   'Invalid email address': 'errors.invalid_email',
 };
