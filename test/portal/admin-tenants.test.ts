@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SettingEntry } from '../../portal/src/api/admin.ts';
 import {
   deriveSmsSettings,
+  MAX_CREDITS_PER_ADD,
   parseCreditsToAdd,
   smsEnabledSetting,
   smsInfoDraft,
@@ -13,6 +14,9 @@ import {
 } from '../../portal/src/admin/tenants/sms-settings.ts';
 import { isValidSlug, newTenantProblems, slugFromName } from '../../portal/src/admin/tenants/tenant-slug.ts';
 import { filterTenantUsers, tokensPath } from '../../portal/src/admin/tenants/user-search.ts';
+import en from '../../portal/src/i18n/en.json' with { type: 'json' };
+import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
+import { translate } from './translate.ts';
 
 describe('tenant slug derived from the name (spec section 5)', () => {
   it.each([
@@ -174,6 +178,20 @@ describe('editing sender, warnings and signature', () => {
     ['x'.repeat(101), null],
   ])('signature %s', (signature, entry) => {
     expect(smsSignatureSetting(signature)).toEqual(entry);
+  });
+});
+
+describe('the limits the SMS forms name', () => {
+  // Seven digits in a row are hard to count: the limit is grouped as each language groups digits
+  // (Swedish with a no-break space, so it never breaks over two lines).
+  it.each([
+    ['en', en, 'Enter a whole number from 1 to 1,000,000.', 'Enter a whole number from 0 to 1,000,000.'],
+    ['sv', sv, 'Ange ett heltal från 1 till 1\u00a0000\u00a0000.', 'Ange ett heltal från 0 till 1\u00a0000\u00a0000.'],
+  ])('%s: the largest amount, grouped', (language, catalogue, credits, warning) => {
+    expect(translate(catalogue, 'admin.sms.credits_invalid')).toBe(credits);
+    expect(translate(catalogue, 'admin.sms.warning_invalid')).toBe(warning);
+    expect(credits).toContain(new Intl.NumberFormat(language).format(MAX_CREDITS_PER_ADD));
+    expect(parseCreditsToAdd(String(MAX_CREDITS_PER_ADD))).toBe(MAX_CREDITS_PER_ADD);
   });
 });
 
