@@ -43,7 +43,9 @@ const providerName = (provider: string | undefined) =>
 const copy: Record<MailLanguage, {
   changes: Record<SecurityChange, Copy>;
   types: Record<string, string>;
-  when: (when: string, browser: string | null, ip: string | null) => string;
+  /** When it happened, with the clock it is told in. */
+  at: (at: Date) => string;
+  when: (at: string, browser: string | null, ip: string | null) => string;
   byOperator: string;
   ifNotYou: string;
 }> = {
@@ -116,7 +118,9 @@ const copy: Record<MailLanguage, {
       totp: 'the authenticator app',
       other: 'another sign-in method',
     },
-    when: (when, browser, ip) => `This happened on ${when} UTC${browser ? ` in ${browser}` : ''}${ip ? ` from the IP address ${ip}` : ''}.`,
+    // An English reader may live anywhere: UTC, said so.
+    at: (at) => `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(at)} UTC`,
+    when: (at, browser, ip) => `This happened on ${at}${browser ? ` in ${browser}` : ''}${ip ? ` from the IP address ${ip}` : ''}.`,
     byOperator: 'If you did not ask for this, contact your administrator.',
     ifNotYou:
       'If this was you, there is nothing more to do. If it was not, reset your password at once, remove what you do not recognise under the sign-in methods of your profile, and contact your administrator: someone else may have access to your account.',
@@ -190,7 +194,10 @@ const copy: Record<MailLanguage, {
       totp: 'autentiseringsappen',
       other: 'ett annat inloggningssätt',
     },
-    when: (when, browser, ip) => `Det hände ${when} UTC${browser ? ` i ${browser}` : ''}${ip ? ` från IP-adressen ${ip}` : ''}.`,
+    // Swedish local time (CET or CEST as the date has it): a person checking whether the change was
+    // theirs compares it with their own clock, and an hour or two off in UTC could hide one that was not.
+    at: (at) => `den ${new Intl.DateTimeFormat('sv-SE', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Stockholm' }).format(at)} (svensk tid)`,
+    when: (at, browser, ip) => `Det hände ${at}${browser ? ` i ${browser}` : ''}${ip ? ` från IP-adressen ${ip}` : ''}.`,
     byOperator: 'Om du inte bad om det, kontakta din administratör.',
     ifNotYou:
       'Om det var du behöver du inte göra något mer. Om det inte var du, återställ lösenordet direkt, ta bort det du inte känner igen bland inloggningssätten i din profil och kontakta din administratör: någon annan kan ha tillgång till ditt konto.',
@@ -218,10 +225,9 @@ function typeName(language: MailLanguage, type: string | undefined): string {
 export function renderSecurityNotice(language: MailLanguage, t: SecurityNoticeTemplate): Rendered {
   const text = copy[language];
   const change = text.changes[t.change];
-  const when = new Intl.DateTimeFormat(language === 'sv' ? 'sv-SE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(t.at);
   const operator = operatorChanges.has(t.change);
   // An operator's browser and address are not the person's business (nor an attacker's who holds the mailbox).
-  const where = text.when(when, operator ? null : browserName(language, t.userAgent), operator || !t.ip || isIP(t.ip) === 0 ? null : t.ip);
+  const where = text.when(text.at(t.at), operator ? null : browserName(language, t.userAgent), operator || !t.ip || isIP(t.ip) === 0 ? null : t.ip);
   return { subject: change.subject(t), lines: [change.what(t), where, operator ? text.byOperator : text.ifNotYou] };
 }
 

@@ -65,8 +65,7 @@ describe('renderMail', () => {
       expect(new Set(notices.map((m) => m.subject)).size).toBe(notices.length);
       for (const mail of notices) {
         expect(mail.kind).toBe('security_notice');
-        expect(mail.text).toContain('2025');
-        expect(mail.text).toContain('14:02 UTC');
+        expect(mail.text).toContain(language === 'sv' ? 'den 3 maj 2025 kl. 16:02 (svensk tid)' : '3 May 2025 at 14:02 UTC');
         expect(mail.text).not.toMatch(/https?:/);
       }
     }
@@ -79,6 +78,18 @@ describe('renderMail', () => {
       'This happened on 3 May 2025 at 14:02 UTC in Safari on macOS from the IP address 2001:db8::1.',
     );
     expect(render('Visit evil.example to keep your account', 'evil.example')).toContain('This happened on 3 May 2025 at 14:02 UTC.');
+  });
+
+  // People reading Swedish are in Sweden: they check the time against their own clock, summer time
+  // included. English readers may be anywhere: UTC, and the mail says so.
+  it.each([
+    ['winter (CET, UTC+1)', '2025-01-15T13:05:00Z', 'Det hände den 15 januari 2025 kl. 14:05 (svensk tid).', 'This happened on 15 January 2025 at 13:05 UTC.'],
+    ['summer (CEST, UTC+2)', '2025-07-05T13:05:00Z', 'Det hände den 5 juli 2025 kl. 15:05 (svensk tid).', 'This happened on 5 July 2025 at 13:05 UTC.'],
+    ['past midnight in Sweden only', '2025-03-05T23:30:00Z', 'Det hände den 6 mars 2025 kl. 00:30 (svensk tid).', 'This happened on 5 March 2025 at 23:30 UTC.'],
+  ])('tells the time of a security notice in Swedish local time, in English in UTC: %s', (_name, at, swedish, english) => {
+    const notice: MailTemplate = { kind: 'security_notice', change: 'password_changed', at: new Date(at) };
+    expect(renderMail('a@example.com', 'sv', notice).text).toContain(swedish);
+    expect(renderMail('a@example.com', 'en', notice).text).toContain(english);
   });
 
   it('escapes HTML', () => {

@@ -197,7 +197,7 @@ describe('security notices from the profile', () => {
 
     const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('En autentiseringsapp har slagits på för ditt konto');
-    expect(mail.text).toMatch(/Det hände \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} UTC i Firefox på Linux från IP-adressen /);
+    expect(mail.text).toMatch(/Det hände den \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} \(svensk tid\) i Firefox på Linux från IP-adressen /);
     expect(mail.text).toContain('återställ lösenordet direkt');
     expect(mail.html).toContain('lang="sv"');
   });
@@ -211,7 +211,7 @@ describe('security notices from the profile', () => {
     const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('Ditt lösenord har ändrats');
     expect(mail.text).toContain('Lösenordet till ditt konto har just ändrats. Det gamla lösenordet fungerar inte längre.');
-    expect(mail.text).toMatch(/Det hände \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} UTC i Firefox på Linux från IP-adressen /);
+    expect(mail.text).toMatch(/Det hände den \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} \(svensk tid\) i Firefox på Linux från IP-adressen /);
     expect(mail.text).toContain('återställ lösenordet direkt');
   });
 
