@@ -92,6 +92,17 @@ describe('renderMail', () => {
     expect(renderMail('a@example.com', 'en', notice).text).toContain(english);
   });
 
+  // The portal tells of the same links "only for an hour" (confirm_email.invalid_help).
+  it.each([
+    ['a reset link', { kind: 'reset_link', link: 'https://x/l', minutes: 60 }, 'The link is valid for one hour and', 'Länken gäller i en timme och'],
+    ['a new address’s link', { kind: 'email_change_link', link: 'https://x/l', minutes: 60, email: 'new@example.com' }, 'The link is valid for one hour and', 'Länken gäller i en timme och'],
+    ['a two-hour link', { kind: 'password_setup_link', link: 'https://x/l', minutes: 120 }, 'The link is valid for 2 hours and', 'Länken gäller i 2 timmar och'],
+    ['a sign-in code', { kind: 'email_code', code: '012345', minutes: 10 }, 'It is valid for 10 minutes and', 'Den gäller i 10 minuter och'],
+  ] as const)('says how long %s lasts, in hours when whole', (_name, template, english, swedish) => {
+    expect(renderMail('a@example.com', 'en', template).text).toContain(english);
+    expect(renderMail('a@example.com', 'sv', template).text).toContain(swedish);
+  });
+
   it('escapes HTML', () => {
     const mail = renderMail('a@example.com', 'en', { kind: 'reset_link', link: 'https://x/"><script>', minutes: 60 });
     expect(mail.html).not.toContain('<script>');

@@ -26,12 +26,23 @@ export interface Rendered {
 
 type CopiedKind = Exclude<MailTemplate['kind'], 'security_notice'>;
 
+/**
+ * How long a code or link lasts, in whole hours when it is: a link mail says "one hour", as the
+ * portal's pages about the same links do, not "60 minutes".
+ */
+const validity: Record<MailLanguage, (minutes: number) => string> = {
+  en: (minutes) =>
+    minutes % 60 === 0 ? (minutes === 60 ? 'one hour' : `${minutes / 60} hours`) : minutes === 1 ? 'one minute' : `${minutes} minutes`,
+  sv: (minutes) =>
+    minutes % 60 === 0 ? (minutes === 60 ? 'en timme' : `${minutes / 60} timmar`) : minutes === 1 ? 'en minut' : `${minutes} minuter`,
+};
+
 const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, { kind: K }>) => Rendered }> = {
   en: {
     email_code: (t) => ({
       // Not in the subject: subjects show on lock screens and in mail logs.
       subject: 'Your sign-in code',
-      lines: ['Use this code to sign in:', `It is valid for ${t.minutes} minutes and can be used once. If you did not try to sign in, you can ignore this email.`],
+      lines: ['Use this code to sign in:', `It is valid for ${validity.en(t.minutes)} and can be used once. If you did not try to sign in, you can ignore this email.`],
       action: { text: t.code },
     }),
     unknown_account: () => ({
@@ -43,27 +54,27 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
     }),
     reset_link: (t) => ({
       subject: 'Reset your password',
-      lines: ['We received a request to set a new password for your account. Open this link to choose one:', `The link is valid for ${t.minutes} minutes and can be used once. If you did not ask for it, you can ignore this email.`],
+      lines: ['We received a request to set a new password for your account. Open this link to choose one:', `The link is valid for ${validity.en(t.minutes)} and can be used once. If you did not ask for it, you can ignore this email.`],
       action: { text: 'Set a new password', href: t.link },
     }),
     migration_reset_link: (t) => ({
       subject: 'Create a new password',
       lines: [
         'There is now one account per email address. To keep signing in, create a new password with this link:',
-        `The link is valid for ${t.minutes} minutes and can be used once.`,
+        `The link is valid for ${validity.en(t.minutes)} and can be used once.`,
       ],
       action: { text: 'Create a new password', href: t.link },
     }),
     password_setup_link: (t) => ({
       subject: 'Set a password for your account',
-      lines: ['You asked to sign in with a password from now on. Open this link to choose one:', `The link is valid for ${t.minutes} minutes and can be used once. If you did not ask for it, you can ignore this email.`],
+      lines: ['You asked to sign in with a password from now on. Open this link to choose one:', `The link is valid for ${validity.en(t.minutes)} and can be used once. If you did not ask for it, you can ignore this email.`],
       action: { text: 'Set a password', href: t.link },
     }),
     email_change_link: (t) => ({
       subject: 'Confirm your new email address',
       lines: [
         `Support asked to make ${t.email} the email address of your Nyckel account. Open this link to confirm it:`,
-        `The link is valid for ${t.minutes} minutes and can be used once. Until you confirm, nothing changes. If you did not ask for it, you can ignore this email.`,
+        `The link is valid for ${validity.en(t.minutes)} and can be used once. Until you confirm, nothing changes. If you did not ask for it, you can ignore this email.`,
       ],
       action: { text: 'Confirm the new address', href: t.link },
     }),
@@ -85,7 +96,7 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
   sv: {
     email_code: (t) => ({
       subject: 'Din inloggningskod',
-      lines: ['Använd den här koden för att logga in:', `Den gäller i ${t.minutes} minuter och kan användas en gång. Om du inte försökte logga in kan du bortse från det här mejlet.`],
+      lines: ['Använd den här koden för att logga in:', `Den gäller i ${validity.sv(t.minutes)} och kan användas en gång. Om du inte försökte logga in kan du bortse från det här mejlet.`],
       action: { text: t.code },
     }),
     unknown_account: () => ({
@@ -97,27 +108,27 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
     }),
     reset_link: (t) => ({
       subject: 'Återställ ditt lösenord',
-      lines: ['Vi har fått en begäran om att sätta ett nytt lösenord för ditt konto. Öppna länken för att välja ett:', `Länken gäller i ${t.minutes} minuter och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
+      lines: ['Vi har fått en begäran om att sätta ett nytt lösenord för ditt konto. Öppna länken för att välja ett:', `Länken gäller i ${validity.sv(t.minutes)} och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
       action: { text: 'Välj ett nytt lösenord', href: t.link },
     }),
     migration_reset_link: (t) => ({
       subject: 'Skapa ett nytt lösenord',
       lines: [
         'Nu finns det ett konto per e-postadress. Skapa ett nytt lösenord med den här länken för att fortsätta logga in:',
-        `Länken gäller i ${t.minutes} minuter och kan användas en gång.`,
+        `Länken gäller i ${validity.sv(t.minutes)} och kan användas en gång.`,
       ],
       action: { text: 'Skapa ett nytt lösenord', href: t.link },
     }),
     password_setup_link: (t) => ({
       subject: 'Välj ett lösenord för ditt konto',
-      lines: ['Du har bett om att kunna logga in med lösenord. Öppna länken för att välja ett:', `Länken gäller i ${t.minutes} minuter och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
+      lines: ['Du har bett om att kunna logga in med lösenord. Öppna länken för att välja ett:', `Länken gäller i ${validity.sv(t.minutes)} och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
       action: { text: 'Välj ett lösenord', href: t.link },
     }),
     email_change_link: (t) => ({
       subject: 'Bekräfta din nya e-postadress',
       lines: [
         `Support har bett om att ${t.email} ska bli e-postadressen till ditt Nyckel-konto. Öppna länken för att bekräfta:`,
-        `Länken gäller i ${t.minutes} minuter och kan användas en gång. Inget ändras förrän du bekräftar. Om du inte bad om det kan du bortse från det här mejlet.`,
+        `Länken gäller i ${validity.sv(t.minutes)} och kan användas en gång. Inget ändras förrän du bekräftar. Om du inte bad om det kan du bortse från det här mejlet.`,
       ],
       action: { text: 'Bekräfta den nya adressen', href: t.link },
     }),
