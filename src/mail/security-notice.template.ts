@@ -61,7 +61,7 @@ const copy: Record<MailLanguage, {
       },
       totp_activated: {
         subject: () => 'An authenticator app was turned on for your account',
-        what: () => 'An authenticator app was just set up for two-step sign-in to your account.',
+        what: () => 'An authenticator app was just set up for two-factor authentication on your account.',
       },
       totp_replaced: {
         subject: () => 'Your authenticator app was replaced',
@@ -87,15 +87,15 @@ const copy: Record<MailLanguage, {
       operator_credential_removed: {
         subject: () => 'Support removed a sign-in method from your account',
         what: (t) =>
-          `An administrator just removed a sign-in method from your account: ${typeName('en', t.credentialType)}. Every browser and application signed in to your account was signed out.`,
+          `Support just removed a sign-in method from your account: ${typeName('en', t.credentialType)}. Every browser and application signed in to your account was signed out.`,
       },
       operator_signed_out: {
         subject: () => 'Support signed your account out everywhere',
-        what: () => 'An administrator just signed your account out of every browser and application. Sign in again to go on.',
+        what: () => 'Support just signed your account out of every browser and application. Sign in again to go on.',
       },
       operator_unlocked: {
         subject: () => 'Support unlocked sign-in to your account',
-        what: () => 'An administrator just lifted the lock that failed sign-in attempts had put on your account: it can be signed in to again.',
+        what: () => 'Support just lifted the lock that failed sign-in attempts had put on your account: you can sign in again.',
       },
       operator_email_changed: {
         subject: () => 'This is now the email address of your account',
@@ -123,21 +123,21 @@ const copy: Record<MailLanguage, {
     when: (at, browser, ip) => `This happened on ${at}${browser ? ` in ${browser}` : ''}${ip ? ` from the IP address ${ip}` : ''}.`,
     byOperator: 'If you did not ask for this, contact your administrator.',
     ifNotYou:
-      'If this was you, there is nothing more to do. If it was not, reset your password at once, remove what you do not recognise under the sign-in methods of your profile, and contact your administrator: someone else may have access to your account.',
+      'If this was you, there is nothing more to do. If it was not, reset your password at once, remove what you do not recognise under Sign-in methods, Two-factor authentication and Passkeys in your account settings, and contact your administrator: someone else may have access to your account.',
   },
   sv: {
     changes: {
       passkey_registered: {
         subject: () => 'En inloggningsnyckel (passkey) har lagts till på ditt konto',
-        what: () => 'En inloggningsnyckel (passkey) har just lagts till på ditt konto. Den kan användas för att logga in utan lösenord.',
+        what: () => 'En inloggningsnyckel har just lagts till på ditt konto. Den kan användas för att logga in utan lösenord.',
       },
       passkey_removed: {
         subject: () => 'En inloggningsnyckel (passkey) har tagits bort från ditt konto',
-        what: () => 'En inloggningsnyckel (passkey) har just tagits bort från ditt konto.',
+        what: () => 'En inloggningsnyckel har just tagits bort från ditt konto.',
       },
       totp_activated: {
         subject: () => 'En autentiseringsapp har slagits på för ditt konto',
-        what: () => 'En autentiseringsapp har just ställts in för tvåstegsinloggning till ditt konto.',
+        what: () => 'En autentiseringsapp har just ställts in för tvåstegsverifiering på ditt konto.',
       },
       totp_replaced: {
         subject: () => 'Din autentiseringsapp har bytts ut',
@@ -163,15 +163,15 @@ const copy: Record<MailLanguage, {
       operator_credential_removed: {
         subject: () => 'Support har tagit bort ett inloggningssätt från ditt konto',
         what: (t) =>
-          `En administratör har just tagit bort ett inloggningssätt från ditt konto: ${typeName('sv', t.credentialType)}. Alla webbläsare och program som var inloggade på ditt konto har loggats ut.`,
+          `Support har just tagit bort ett inloggningssätt från ditt konto: ${typeName('sv', t.credentialType)}. Alla webbläsare och program som var inloggade på ditt konto har loggats ut.`,
       },
       operator_signed_out: {
         subject: () => 'Support har loggat ut ditt konto överallt',
-        what: () => 'En administratör har just loggat ut ditt konto från alla webbläsare och program. Logga in igen för att fortsätta.',
+        what: () => 'Support har just loggat ut ditt konto från alla webbläsare och program. Logga in igen för att fortsätta.',
       },
       operator_unlocked: {
         subject: () => 'Support har låst upp inloggningen till ditt konto',
-        what: () => 'En administratör har just tagit bort spärren som misslyckade inloggningsförsök hade lagt på ditt konto: det går att logga in igen.',
+        what: () => 'Support har just tagit bort låset som misslyckade inloggningsförsök hade satt på ditt konto: du kan logga in igen.',
       },
       operator_email_changed: {
         subject: () => 'Det här är nu e-postadressen till ditt konto',
@@ -183,8 +183,8 @@ const copy: Record<MailLanguage, {
         what: () => 'Ett lösenord har just skapats för ditt konto. Det kan nu användas för att logga in.',
       },
       password_changed: {
-        subject: () => 'Ditt lösenord har ändrats',
-        what: () => 'Lösenordet till ditt konto har just ändrats. Det gamla lösenordet fungerar inte längre.',
+        subject: () => 'Ditt lösenord har bytts',
+        what: () => 'Lösenordet till ditt konto har just bytts. Det gamla lösenordet fungerar inte längre.',
       },
     },
     types: {
@@ -200,7 +200,7 @@ const copy: Record<MailLanguage, {
     when: (at, browser, ip) => `Det hände ${at}${browser ? ` i ${browser}` : ''}${ip ? ` från IP-adressen ${ip}` : ''}.`,
     byOperator: 'Om du inte bad om det, kontakta din administratör.',
     ifNotYou:
-      'Om det var du behöver du inte göra något mer. Om det inte var du, återställ lösenordet direkt, ta bort det du inte känner igen bland inloggningssätten i din profil och kontakta din administratör: någon annan kan ha tillgång till ditt konto.',
+      'Om det var du behöver du inte göra något mer. Om det inte var du, återställ lösenordet direkt, ta bort det du inte känner igen under Inloggningssätt, Tvåstegsverifiering och Inloggningsnycklar (passkeys) i dina kontoinställningar och kontakta din administratör: någon annan kan ha tillgång till ditt konto.',
   },
 };
 

@@ -49,7 +49,7 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
       subject: 'Sign-in attempt',
       lines: [
         'Someone tried to sign in with this email address, but there is no account for it.',
-        'If it was you, check that you typed the address your organisation invited. Otherwise you can ignore this email.',
+        'If it was you, check that you typed the address your organisation invited you with. Otherwise you can ignore this email.',
       ],
     }),
     reset_link: (t) => ({
@@ -103,12 +103,12 @@ const copy: Record<MailLanguage, { [K in CopiedKind]: (t: Extract<MailTemplate, 
       subject: 'Inloggningsförsök',
       lines: [
         'Någon försökte logga in med den här e-postadressen, men det finns inget konto för den.',
-        'Om det var du, kontrollera att du skrev adressen som din organisation bjöd in. Annars kan du bortse från det här mejlet.',
+        'Om det var du, kontrollera att du skrev adressen som din organisation bjöd in dig med. Annars kan du bortse från det här mejlet.',
       ],
     }),
     reset_link: (t) => ({
       subject: 'Återställ ditt lösenord',
-      lines: ['Vi har fått en begäran om att sätta ett nytt lösenord för ditt konto. Öppna länken för att välja ett:', `Länken gäller i ${validity.sv(t.minutes)} och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
+      lines: ['Vi har fått en begäran om att välja ett nytt lösenord för ditt konto. Öppna länken för att välja ett:', `Länken gäller i ${validity.sv(t.minutes)} och kan användas en gång. Om du inte bad om den kan du bortse från det här mejlet.`],
       action: { text: 'Välj ett nytt lösenord', href: t.link },
     }),
     migration_reset_link: (t) => ({

@@ -67,11 +67,11 @@ const signInErrors: Readonly<Record<string, Sentences>> = {
   },
   request_uri_not_supported: {
     en: `The application sent its sign-in request in a form Nyckel does not accept. ${misconfigured.en}`,
-    sv: `Programmet skickade sin begäran om inloggning i en form som Nyckel inte tar emot. ${misconfigured.sv}`,
+    sv: `Programmet skickade sin begäran om inloggning i ett format som Nyckel inte tar emot. ${misconfigured.sv}`,
   },
   unsupported_response_type: {
-    en: `The application asked for a kind of sign-in Nyckel does not offer it. ${misconfigured.en}`,
-    sv: `Programmet bad om ett slags inloggning som Nyckel inte erbjuder det. ${misconfigured.sv}`,
+    en: `The application asked for a kind of sign-in Nyckel does not allow for it. ${misconfigured.en}`,
+    sv: `Programmet bad om ett slags inloggning som Nyckel inte tillåter för det. ${misconfigured.sv}`,
   },
   login_required: {
     en: 'You need to sign in again. Go back to the application and sign in.',

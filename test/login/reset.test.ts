@@ -74,7 +74,7 @@ describe('forgot password', () => {
 
     // A security notice: when, from where, in the account's language.
     const notice = await t.mail.waitFor(account.email);
-    expect(notice.subject).toBe('Ditt lösenord har ändrats');
+    expect(notice.subject).toBe('Ditt lösenord har bytts');
     expect(notice.text).toMatch(/Det hände den .+ \(svensk tid\)/);
     expect(await listPortalSessions(t.ctx, account.id)).toHaveLength(0);
     // Signed out everywhere: remembered browsers too (the OIDC grants: test/oidc/oidc-flow.test.ts).

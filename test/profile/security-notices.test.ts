@@ -209,8 +209,8 @@ describe('security notices from the profile', () => {
     expect(res.status).toBe(200);
 
     const mail = await onlyMail(account.email);
-    expect(mail.subject).toBe('Ditt lösenord har ändrats');
-    expect(mail.text).toContain('Lösenordet till ditt konto har just ändrats. Det gamla lösenordet fungerar inte längre.');
+    expect(mail.subject).toBe('Ditt lösenord har bytts');
+    expect(mail.text).toContain('Lösenordet till ditt konto har just bytts. Det gamla lösenordet fungerar inte längre.');
     expect(mail.text).toMatch(/Det hände den \d{1,2} \w+ \d{4} kl\. \d{2}:\d{2} \(svensk tid\) i Firefox på Linux från IP-adressen /);
     expect(mail.text).toContain('återställ lösenordet direkt');
   });
@@ -263,7 +263,7 @@ describe('a notice when support deletes a credential in the console', () => {
 
     const mail = await onlyMail(account.email);
     expect(mail.subject).toBe('Support removed a sign-in method from your account');
-    expect(mail.text).toContain('An administrator just removed a sign-in method from your account: the authenticator app.');
+    expect(mail.text).toContain('Support just removed a sign-in method from your account: the authenticator app.');
     expect(mail.text).toContain('If you did not ask for this, contact your administrator.');
     expect(mail.text).not.toContain(operator.email);
     expect(mail.text).not.toContain('IP address');
@@ -281,14 +281,14 @@ describe('a notice when support deletes a credential in the console', () => {
     expect((await support.post(`/api/accounts/${account.id}/sign-out-everywhere`)).status).toBe(200);
     const signedOut = await onlyMail(account.email);
     expect(signedOut.subject).toBe('Support har loggat ut ditt konto överallt');
-    expect(signedOut.text).toContain('En administratör har just loggat ut ditt konto från alla webbläsare och program.');
+    expect(signedOut.text).toContain('Support har just loggat ut ditt konto från alla webbläsare och program.');
     expect(signedOut.text).toContain('Om du inte bad om det, kontakta din administratör.');
 
     await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'en' });
     expect((await support.post(`/api/accounts/${account.id}/unlock`)).status).toBe(200);
     const mails = await mailsTo(account.email);
     expect(mails.map((m) => m.subject)).toEqual(['Support har loggat ut ditt konto överallt', 'Support unlocked sign-in to your account']);
-    expect(mails[1]!.text).toContain('An administrator just lifted the lock that failed sign-in attempts had put on your account');
+    expect(mails[1]!.text).toContain('Support just lifted the lock that failed sign-in attempts had put on your account: you can sign in again.');
     for (const mail of mails) {
       expect(mail.text).not.toContain(operator.email);
       expect(mail.text).not.toContain('IP address');
