@@ -17,6 +17,7 @@ import { AppError } from '../http/app-error.ts';
 import { deleteOidcCredentials } from '../credentials/oidc/oidc-credentials.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { failureOf } from '../mail/mail-failure.ts';
+import { maskAddress } from '../mail/mailer.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { notifySecurityChange } from '../profile/security-notice.ts';
 import { signOutEverywhere } from '../profile/sessions.service.ts';
@@ -93,7 +94,8 @@ export async function confirmEmailChange(
   // silence it. An operator's change: the notice names neither them nor the confirming browser.
   await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(outcome.unlinked ? { credentialType: 'oidc' } : {}) }, null);
   const language = chooseLanguage({ accountLocale: outcome.locale });
-  sendMail(ctx, pending.previousEmail, language, { kind: 'email_changed', email: pending.newEmail }).catch((error: unknown) =>
+  // The new address masked, as in the notice of the request: the old mailbox may be someone else's now.
+  sendMail(ctx, pending.previousEmail, language, { kind: 'email_changed', email: maskAddress(pending.newEmail) }).catch((error: unknown) =>
     ctx.logger.warn({ ...failureOf(error) }, 'email change: the mail to the previous address failed'),
   );
   await signOut(ctx, provider, found, marker);

@@ -4,6 +4,7 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { failureOf } from '../../mail/mail-failure.ts';
+import { maskAddress } from '../../mail/mailer.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
@@ -48,8 +49,10 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
     minutes: emailChangeTtlSeconds / 60,
     email,
   });
-  // Not awaited, and a failure only logged: the old mailbox is often the one that is gone.
-  sendMail(ctx, account.email, language, { kind: 'email_change_requested', email }).catch((error: unknown) =>
+  // Not awaited, and a failure only logged: the old mailbox is often the one that is gone. The new
+  // address masked (n***@example.com): the old mailbox may be someone else's now (a former
+  // employer's), who has no business learning where the person went.
+  sendMail(ctx, account.email, language, { kind: 'email_change_requested', email: maskAddress(email) }).catch((error: unknown) =>
     ctx.logger.warn({ ...failureOf(error) }, 'email change: the notice to the current address failed'),
   );
 }
