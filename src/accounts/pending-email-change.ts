@@ -11,6 +11,8 @@ export const emailChangeErrors = {
   unchanged: () => new AppError('account/email-unchanged', 409, 'The account already has this email address'),
   /** As a reset link's check (reset.service.ts): unknown, used, replaced and expired links alike. */
   invalidToken: () => new AppError('invalid_token', 406, 'Invalid or expired token'),
+  operatorAccount: () =>
+    new AppError('account/operator-account', 409, "An operator account's email address cannot be changed: revoke the operator role first"),
   nonePending: () => new AppError('account/no-pending-email-change', 404, 'The account has no email change waiting for confirmation'),
 };
 

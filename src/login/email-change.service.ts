@@ -113,6 +113,8 @@ interface Moved {
  * Answers the refusal, having written nothing, when:
  * - the account must still have the address the operator saw, else 406: something changed it
  *   meanwhile, and a confirmation must not undo that;
+ * - the account must still hold no operator role, else 406: one granted since the request would
+ *   otherwise let the change move an operator's account (the request refuses those);
  * - the new address must still be free, else 409 `account/email-taken` (the unique index answers
  *   the same for an account created with it at this very moment).
  * Else the email is set and marked verified (this link proved the mailbox), and the account's
@@ -127,6 +129,7 @@ async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: 
   if (!(await lockAccountRow(trx, pending.accountId))) return emailChangeErrors.invalidToken();
   const account = (await trx('accounts').where({ id: pending.accountId }).first('email', 'locale')) as { email: string; locale: string | null };
   if (normalizeEmail(account.email) !== pending.previousEmail) return emailChangeErrors.invalidToken();
+  if ((await findOperatorRole(trx, pending.accountId)) !== null) return emailChangeErrors.invalidToken();
   const holder = await findAccountByEmail(trx, pending.newEmail);
   if (holder && holder.id !== pending.accountId) return emailChangeErrors.taken();
   try {

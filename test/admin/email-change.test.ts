@@ -174,6 +174,25 @@ describe('an operator changes an account’s email address', () => {
     expect(await auditOf(person.id, 'operator.account.email_change_requested')).toEqual([]);
   });
 
+  it('is refused for an operator’s account (revoke the role first): at the request, and at the confirmation for a role granted since', async () => {
+    const { operator } = await signedInAdmin();
+    for (const role of ['admin', 'support'] as const) {
+      const colleague = await createPersona(t.ctx, { role, totp: true });
+      const target = fresh(`grab-${role}`);
+      const res = await requestChange(operator, colleague.id, target);
+      expect([res.status, errorType(res)]).toEqual([409, 'account/operator-account']);
+      expect(await auditOf(colleague.id, 'operator.account.email_change_requested')).toEqual([]);
+      expect(t.mail.to(target)).toEqual([]);
+    }
+
+    const person = await customer();
+    const token = await requested(operator, person, fresh('promoted'));
+    await t.ctx.db('operator_roles').insert({ account_id: person.id, role: 'support' });
+    const late = await confirm(token);
+    expect([late.status, errorType(late)]).toEqual([406, 'invalid_token']);
+    expect((await accountOf(person.id)).email).toBe(person.email);
+  });
+
   it('is for admins with a recent second-factor sign-in only', async () => {
     const person = await customer();
     const target = fresh('refused');

@@ -7,6 +7,7 @@ import { failureOf } from '../../mail/mail-failure.ts';
 import { maskAddress } from '../../mail/mailer.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
+import { findOperatorRole } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
 import { spendResetMail } from './action-limits.ts';
 
@@ -23,6 +24,11 @@ import { spendResetMail } from './action-limits.ts';
  * deletion does. The current address is told at once, best effort (it may be the lost mailbox):
  * if the request is an attacker's talking support round, its holder hears of it within the hour.
  *
+ * Not for an operator's account (support or admin): 409 `account/operator-account`, revoke the
+ * role first, as for deleting an operator's last second factor. An admin could otherwise move a
+ * colleague's account, and with it the console, to a mailbox of their choosing, which impersonation
+ * refuses for operators too; nothing is recorded or mailed.
+ *
  * Budgets as for a reset mail: the operator's reset-mail budget (action-limits.ts), so no one
  * mails links to every account, and the new address's mail point, so no one floods a mailbox
  * through the console. Taken after the input was checked, before anything is kept or recorded.
@@ -32,6 +38,7 @@ import { spendResetMail } from './action-limits.ts';
 export async function requestEmailChange(ctx: Context, operator: Operator, accountId: string, requested: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  if ((await findOperatorRole(ctx.db, account.id)) !== null) throw emailChangeErrors.operatorAccount();
   const email = normalizeEmail(requested);
   if (normalizeEmail(account.email) === email) throw emailChangeErrors.unchanged();
   const holder = await findAccountByEmail(ctx.db, email);
