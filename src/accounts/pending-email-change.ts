@@ -77,18 +77,42 @@ const endedTtlSeconds = 60;
 
 /**
  * Keeps a change for the new address to confirm and answers its token (32 random bytes). One per
- * account: the previous change's token is deleted, so an operator who mistyped the address and
+ * account: the previous change's link stops working, so an operator who mistyped the address and
  * asks again leaves no link to the wrong mailbox usable.
+ *
+ * The new link is written first, then made the account's one change by a compare-and-set on the
+ * account's key, and only the change this call replaced there is ended (by the same
+ * compare-and-set a confirmation claims with). Two requests at once (two operators, two
+ * processes) thus take turns: each replaces exactly what it read, so one link is left, the later
+ * one's; a plain read, delete and write would let both read "none" and leave both links working.
  */
 export async function createPendingEmailChange(ctx: StoreContext, change: Omit<PendingEmailChange, 'expiresAt'>): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const key = changeKey(token);
   const pending: StoredChange = { ...change, expiresAt: ctx.now().getTime() + emailChangeTtlSeconds * 1000, state: 'pending' };
-  const previous = await ctx.store.get(accountKey(change.accountId));
-  if (previous) await ctx.store.del(previous);
   await ctx.store.set(key, JSON.stringify(pending), emailChangeTtlSeconds);
-  await ctx.store.set(accountKey(change.accountId), key, emailChangeTtlSeconds);
-  return token;
+  const index = accountKey(change.accountId);
+  for (;;) {
+    const previous = await ctx.store.get(index);
+    const swapped =
+      previous === null
+        ? await ctx.store.setIfAbsent(index, key, emailChangeTtlSeconds)
+        : await ctx.store.replaceIfUnchanged(index, previous, key, emailChangeTtlSeconds);
+    if (!swapped) continue;
+    if (previous !== null) await endChangeAt(ctx, previous);
+    return token;
+  }
+}
+
+/** Ends the change kept under `key` while it is pending (compare-and-set); answers it, or null. */
+async function endChangeAt(ctx: StoreContext, key: string): Promise<PendingEmailChange | null> {
+  for (;;) {
+    const raw = await ctx.store.get(key);
+    if (!raw) return null;
+    const stored = JSON.parse(raw) as StoredChange;
+    if ((stored.state ?? 'pending') !== 'pending' || stored.expiresAt <= ctx.now().getTime()) return null;
+    if (await ctx.store.replaceIfUnchanged(key, raw, ended, endedTtlSeconds)) return pendingOf(stored);
+  }
 }
 
 /**
@@ -142,15 +166,8 @@ export async function spendPendingEmailChange(ctx: StoreContext, found: Pick<Fou
  * gets the change.
  */
 export async function endPendingEmailChange(ctx: StoreContext, accountId: string): Promise<PendingEmailChange | null> {
-  for (;;) {
-    const key = await ctx.store.get(accountKey(accountId));
-    if (!key) return null;
-    const raw = await ctx.store.get(key);
-    if (!raw) return null;
-    const stored = JSON.parse(raw) as StoredChange;
-    if ((stored.state ?? 'pending') !== 'pending' || stored.expiresAt <= ctx.now().getTime()) return null;
-    if (await ctx.store.replaceIfUnchanged(key, raw, ended, endedTtlSeconds)) return pendingOf(stored);
-  }
+  const key = await ctx.store.get(accountKey(accountId));
+  return key ? endChangeAt(ctx, key) : null;
 }
 
 /** What ended a pending change other than its confirmation or an operator's withdrawal. */

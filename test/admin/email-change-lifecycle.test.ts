@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const { fresh, requestChange, withdraw, confirm, accountOf, auditOf, signedInAdmin, customer, requested } = emailChangeSteps(() => t);
+const { fresh, requestChange, withdraw, confirm, accountOf, auditOf, tokenIn, linkMail, signedInAdmin, customer, requested } = emailChangeSteps(() => t);
 
 describe('withdrawing a pending email change', () => {
   it('ends its link at once, audited with the address it would have moved to', async () => {
@@ -54,6 +54,35 @@ describe('withdrawing a pending email change', () => {
     const unknown = await withdraw(operator, '00000000-0000-4000-8000-000000000000');
     expect([unknown.status, errorType(unknown)]).toEqual([404, 'not_found']);
     expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
+  });
+
+  it('after two requests at once leaves no link working: the later one replaced the earlier', async () => {
+    const a = await signedInAdmin();
+    const b = await signedInAdmin();
+    const person = await customer();
+    const [first, second] = [fresh('one'), fresh('two')];
+    // Two processes reading the account's pending change before either wrote it: the first two
+    // reads of it wait for each other.
+    const get = t.ctx.store.get.bind(t.ctx.store);
+    let reads = 0;
+    let release: () => void = () => {};
+    const bothRead = new Promise<void>((resolve) => (release = resolve));
+    vi.spyOn(t.ctx.store, 'get').mockImplementation(async (key) => {
+      const value = await get(key);
+      if (key === `email-change-account:${person.id}` && ++reads <= 2) {
+        if (reads === 2) release();
+        await bothRead;
+      }
+      return value;
+    });
+    const [ra, rb] = await Promise.all([requestChange(a.operator, person.id, first), requestChange(b.operator, person.id, second)]);
+    expect([ra.status, rb.status]).toEqual([202, 202]);
+    vi.restoreAllMocks();
+    const tokens = [tokenIn(await linkMail(first))!, tokenIn(await linkMail(second))!];
+
+    expect((await withdraw(a.operator, person.id)).status).toBe(200);
+    for (const token of tokens) expect((await confirm(token)).status).toBe(406);
+    expect((await accountOf(person.id)).email).toBe(person.email);
   });
 
   it('is for admins: support gets 403 and the link still works', async () => {
