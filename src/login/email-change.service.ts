@@ -18,10 +18,8 @@ import { deleteOidcCredentials } from '../credentials/oidc/oidc-credentials.repo
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { failureOf } from '../mail/mail-failure.ts';
 import { maskAddress } from '../mail/mailer.ts';
-import { chooseLanguage } from '../mail/templates.ts';
-import { notifySecurityChange } from '../profile/security-notice.ts';
+import { notifyAddress, notifySecurityChange } from '../profile/security-notice.ts';
 import { signOutEverywhere } from '../profile/sessions.service.ts';
-import { sendMail } from './login-mail.ts';
 import { endSignInsInProgress } from './login-session.ts';
 import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
 
@@ -44,8 +42,8 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * and finishes it, instead of calling the link invalid while the address did change.
  *
  * Then, as after a reset: a security notice to the account (now the new address, saying when
- * Google or Microsoft links went: `credentialType: 'oidc'`), a mail to the old one (best effort:
- * it may be gone), and the account signed out everywhere, sign-ins in progress first: portal
+ * Google or Microsoft links went: `credentialType: 'oidc'`), a mail to the old one (kept and
+ * retried as the notice is, though it may be gone), and the account signed out everywhere, sign-ins in progress first: portal
  * sessions and sign-ins carry the old address, and some were opened through the links.
  */
 export async function confirmEmailChange(
@@ -93,17 +91,14 @@ export async function confirmEmailChange(
   // The notice first, as the change is committed: the store work below may fail, and must not
   // silence it. An operator's change: the notice names neither them nor the confirming browser.
   await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(outcome.unlinked ? { credentialType: 'oidc' } : {}) }, null);
-  const language = chooseLanguage({ accountLocale: outcome.locale });
-  // The new address masked, as in the notice of the request: the old mailbox may be someone else's now.
-  sendMail(ctx, pending.previousEmail, language, { kind: 'email_changed', email: maskAddress(pending.newEmail) }).catch((error: unknown) =>
-    ctx.logger.warn({ ...failureOf(error) }, 'email change: the mail to the previous address failed'),
-  );
+  // Kept and retried as the notice is; the new address masked, as in the notice of the request:
+  // the old mailbox may be someone else's now.
+  await notifyAddress(ctx, pending.accountId, pending.previousEmail, { kind: 'email_changed', email: maskAddress(pending.newEmail) });
   await signOut(ctx, provider, found, marker);
   return { email: pending.newEmail };
 }
 
 interface Moved {
-  locale: string | null;
   /** Google or Microsoft links were removed. */
   unlinked: boolean;
 }
@@ -127,7 +122,7 @@ interface Moved {
  */
 async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: Pick<ClientInfo, 'ip' | 'userAgent'>, now: Date): Promise<Moved | AppError> {
   if (!(await lockAccountRow(trx, pending.accountId))) return emailChangeErrors.invalidToken();
-  const account = (await trx('accounts').where({ id: pending.accountId }).first('email', 'locale')) as { email: string; locale: string | null };
+  const account = (await trx('accounts').where({ id: pending.accountId }).first('email')) as { email: string };
   if (normalizeEmail(account.email) !== pending.previousEmail) return emailChangeErrors.invalidToken();
   if ((await findOperatorRole(trx, pending.accountId)) !== null) return emailChangeErrors.invalidToken();
   const holder = await findAccountByEmail(trx, pending.newEmail);
@@ -159,7 +154,7 @@ async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: 
       at: now,
     });
   }
-  return { locale: account.locale, unlinked: links.length > 0 };
+  return { unlinked: links.length > 0 };
 }
 
 /** A refused confirmation spends the link: the operator asks again. */

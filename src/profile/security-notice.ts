@@ -3,7 +3,7 @@ import type { Context } from '../context.ts';
 import { sendMail } from '../login/login-mail.ts';
 import { failureOf, MailRefusedError } from '../mail/mail-failure.ts';
 import type { SecurityChange } from '../mail/security-notice.template.ts';
-import { chooseLanguage } from '../mail/templates.ts';
+import { chooseLanguage, type MailTemplate } from '../mail/templates.ts';
 import { countDelayedNotice } from '../observability/metrics.ts';
 
 export type { SecurityChange };
@@ -40,11 +40,20 @@ export const noticeRetrySeconds = [60, 300, 900, 3600, 7200, 14_400, 28_800, 43_
  */
 const claimSeconds = 600;
 
+/**
+ * A mail about the account to an address that is not (or no longer) the account's, kept and
+ * retried as its security notices are: what an email change tells the address it moves away from.
+ */
+export type AddressedNotice = Extract<MailTemplate, { kind: 'email_change_requested' | 'email_changed' }>;
+
 /** What a notice says, as kept between tries (the time is the change's, not the send's). */
 interface StoredNotice extends SecurityNotice {
   at: string;
   userAgent: string | null;
   ip: string | null;
+  /** Set by notifyAddress: the mail goes to `to`, as `mail`, instead of the notice to the account's address. */
+  to?: string;
+  mail?: AddressedNotice;
 }
 
 /**
@@ -66,7 +75,23 @@ interface StoredNotice extends SecurityNotice {
  * - Never throws: the change is made and committed. Failures are logged, without the address.
  */
 export async function notifySecurityChange(ctx: NoticeContext, accountId: string, notice: SecurityNotice, origin: NoticeOrigin | null): Promise<void> {
-  const stored: StoredNotice = { ...notice, at: ctx.now().toISOString(), userAgent: origin?.userAgent ?? null, ip: origin?.ip ?? null };
+  await keepAndSend(ctx, accountId, { ...notice, at: ctx.now().toISOString(), userAgent: origin?.userAgent ?? null, ip: origin?.ip ?? null });
+}
+
+/**
+ * As notifySecurityChange, for a mail to an address other than the account's (`to`), in the
+ * account's language: the mails of an operator's email change to the address the account is
+ * moving away from (the request, the change). That mailbox is often the one that is gone, so its
+ * server refusing or failing is common; kept and retried all the same, as every notice is, for
+ * when it is only down: it is where the holder hears that someone asked support to move the
+ * account. Kept as the change `operator_email_changed`, the name its log lines carry.
+ */
+export async function notifyAddress(ctx: NoticeContext, accountId: string, to: string, mail: AddressedNotice): Promise<void> {
+  await keepAndSend(ctx, accountId, { change: 'operator_email_changed', at: ctx.now().toISOString(), userAgent: null, ip: null, to, mail });
+}
+
+/** Keeps the notice, then makes its first try in the background (see notifySecurityChange). */
+async function keepAndSend(ctx: NoticeContext, accountId: string, stored: StoredNotice): Promise<void> {
   let keptId: string | null = null;
   try {
     const now = ctx.now();
@@ -77,7 +102,7 @@ export async function notifySecurityChange(ctx: NoticeContext, accountId: string
     keptId = String((row as { id: string | number }).id);
   } catch (error) {
     // Not kept (the database failed just after the change committed): still sent once, now.
-    ctx.logger.error({ change: notice.change, ...failureOf(error) }, 'security notice could not be kept for another try');
+    ctx.logger.error({ change: stored.change, ...failureOf(error) }, 'security notice could not be kept for another try');
   }
   const sending = firstTry(ctx, accountId, stored, keptId);
   inFlight.add(sending);
@@ -133,12 +158,14 @@ async function firstTry(ctx: NoticeContext, accountId: string, notice: StoredNot
   }
 }
 
-/** Mails the notice to the account's address now; false when the account is gone. */
+/** Mails the notice to the account's address (or the one it names) now; false when the account is gone. */
 async function sendNotice(ctx: NoticeContext, accountId: string, notice: StoredNotice): Promise<boolean> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) return false;
   const language = chooseLanguage({ accountLocale: account.locale });
-  await sendMail(ctx, account.email, language, { kind: 'security_notice', ...notice, at: new Date(notice.at) });
+  const { to, mail, ...security } = notice;
+  if (to && mail) await sendMail(ctx, to, language, mail);
+  else await sendMail(ctx, account.email, language, { kind: 'security_notice', ...security, at: new Date(notice.at) });
   return true;
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operatorRecentSignInSeconds } from '../../src/admin/operator-guard.ts';
 import { loggableUrl } from '../../src/observability/access-log.ts';
-import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
+import { noticeRetrySeconds, retryFailedNotices, settleSecurityNotices } from '../../src/profile/security-notice.ts';
 import { emailChangeSteps } from './email-change-steps.ts';
 import { createPersona, errorType, password, signIn, startAdminApp, type AdminTestApp } from './harness.ts';
 
@@ -116,6 +116,31 @@ describe('an operator changes an account’s email address', () => {
     } finally {
       logs.stop();
     }
+  });
+
+  it('keeps the mails to the old address and tries them again while its mail server fails, as security notices', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const newEmail = fresh('queued');
+    const send = t.ctx.mailer.send.bind(t.ctx.mailer);
+    vi.spyOn(t.ctx.mailer, 'send').mockImplementation(async (message) => {
+      if (message.to === person.email) throw new Error('connect ECONNREFUSED');
+      return send(message);
+    });
+    expect((await confirm(await requested(operator, person, newEmail))).status).toBe(200);
+    await settleSecurityNotices();
+    vi.restoreAllMocks();
+    const kept = () => t.ctx.db('security_notice_retries').where({ account_id: person.id }).orderBy('id').select('notice', 'attempts');
+    expect(await kept()).toEqual([
+      { notice: expect.objectContaining({ to: person.email, mail: { kind: 'email_change_requested', email: expect.stringMatching(/^q\*\*\*@/) } }), attempts: 1 },
+      { notice: expect.objectContaining({ to: person.email, mail: { kind: 'email_changed', email: expect.stringMatching(/^q\*\*\*@/) } }), attempts: 1 },
+    ]);
+
+    t.ctx.advance(noticeRetrySeconds[0] * 1000);
+    expect((await retryFailedNotices(t.ctx)).sent).toBeGreaterThanOrEqual(2);
+    await t.mail.waitFor(person.email, (m) => m.subject === 'A change of your email address was requested');
+    await t.mail.waitFor(person.email, (m) => m.subject === 'Your account has a new email address');
+    expect(await kept()).toEqual([]);
   });
 
   it('a link works once, a newer request replaces it, and it expires after an hour', async () => {

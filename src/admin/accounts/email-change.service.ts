@@ -3,9 +3,9 @@ import { createPendingEmailChange, emailChangeErrors, emailChangeTtlSeconds, end
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
-import { failureOf } from '../../mail/mail-failure.ts';
 import { maskAddress } from '../../mail/mailer.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
+import { notifyAddress } from '../../profile/security-notice.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
@@ -21,8 +21,9 @@ import { spendResetMail } from './action-limits.ts';
  * operator's word is not proof that the new mailbox is the person's, and a mistyped address must
  * not hand the account to a stranger. The change moves every way in that runs through the mailbox,
  * so it takes an admin with a recent second-factor sign-in (the route's guard), as a credential
- * deletion does. The current address is told at once, best effort (it may be the lost mailbox):
- * if the request is an attacker's talking support round, its holder hears of it within the hour.
+ * deletion does. The current address is told at once, as a kept and retried notice (it may be
+ * the lost mailbox): if the request is an attacker's talking support round, its holder hears of
+ * it within the hour.
  *
  * Not for an operator's account (support or admin): 409 `account/operator-account`, revoke the
  * role first, as for deleting an operator's last second factor. An admin could otherwise move a
@@ -56,12 +57,11 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
     minutes: emailChangeTtlSeconds / 60,
     email,
   });
-  // Not awaited, and a failure only logged: the old mailbox is often the one that is gone. The new
-  // address masked (n***@example.com): the old mailbox may be someone else's now (a former
+  // Kept and retried as a security notice, never holding up the answer: the old mailbox is often
+  // the one that is gone, but when it is only down its holder must still hear of the request. The
+  // new address masked (n***@example.com): the old mailbox may be someone else's now (a former
   // employer's), who has no business learning where the person went.
-  sendMail(ctx, account.email, language, { kind: 'email_change_requested', email: maskAddress(email) }).catch((error: unknown) =>
-    ctx.logger.warn({ ...failureOf(error) }, 'email change: the notice to the current address failed'),
-  );
+  await notifyAddress(ctx, account.id, account.email, { kind: 'email_change_requested', email: maskAddress(email) });
 }
 
 /**
