@@ -76,9 +76,10 @@ const ended = JSON.stringify({ state: 'ended' });
 const endedTtlSeconds = 60;
 
 /**
- * Keeps a change for the new address to confirm and answers its token (32 random bytes). One per
- * account: the previous change's link stops working, so an operator who mistyped the address and
- * asks again leaves no link to the wrong mailbox usable.
+ * Keeps a change for the new address to confirm and answers its token (32 random bytes), and the
+ * pending change it replaced, if any. One per account: the previous change's link stops working,
+ * so an operator who mistyped the address and asks again leaves no link to the wrong mailbox
+ * usable.
  *
  * The new link is written first, then made the account's one change by a compare-and-set on the
  * account's key, and only the change this call replaced there is ended (by the same
@@ -86,7 +87,10 @@ const endedTtlSeconds = 60;
  * processes) thus take turns: each replaces exactly what it read, so one link is left, the later
  * one's; a plain read, delete and write would let both read "none" and leave both links working.
  */
-export async function createPendingEmailChange(ctx: StoreContext, change: Omit<PendingEmailChange, 'expiresAt'>): Promise<string> {
+export async function createPendingEmailChange(
+  ctx: StoreContext,
+  change: Omit<PendingEmailChange, 'expiresAt'>,
+): Promise<{ token: string; replaced: PendingEmailChange | null }> {
   const token = randomBytes(32).toString('base64url');
   const key = changeKey(token);
   const pending: StoredChange = { ...change, expiresAt: ctx.now().getTime() + emailChangeTtlSeconds * 1000, state: 'pending' };
@@ -99,8 +103,7 @@ export async function createPendingEmailChange(ctx: StoreContext, change: Omit<P
         ? await ctx.store.setIfAbsent(index, key, emailChangeTtlSeconds)
         : await ctx.store.replaceIfUnchanged(index, previous, key, emailChangeTtlSeconds);
     if (!swapped) continue;
-    if (previous !== null) await endChangeAt(ctx, previous);
-    return token;
+    return { token, replaced: previous === null ? null : await endChangeAt(ctx, previous) };
   }
 }
 
@@ -171,7 +174,13 @@ export async function endPendingEmailChange(ctx: StoreContext, accountId: string
 }
 
 /** What ended a pending change other than its confirmation or an operator's withdrawal. */
-export type EmailChangeCancellation = 'signed_out' | 'password_reset';
+export interface EmailChangeCancellation {
+  reason: 'replaced' | 'signed_out' | 'password_reset';
+  /** The operator whose action ended it; null for the person's reset. */
+  actorId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
 
 /**
  * A pending change does not outlive what says the account may be in the wrong hands, or that its
@@ -179,19 +188,28 @@ export type EmailChangeCancellation = 'signed_out' | 'password_reset';
  * a suspected takeover) and a completed password reset (the person reached their mailbox after
  * all). A change asked for on an attacker's word would otherwise still be one click away. Audited
  * as `account.email_change_cancelled` (the address it would have moved to, and why) when there
- * was one; after the fact, as it only takes something away.
+ * was one; after the fact, as it only takes something away. (A change replaced by a newer
+ * request is recorded the same way, by recordCancelledEmailChange.)
  */
 export async function cancelPendingEmailChange(
   ctx: StoreContext & Pick<Context, 'db'>,
   accountId: string,
-  cause: { reason: EmailChangeCancellation; actorId: string | null; ip: string | null; userAgent: string | null },
+  cause: EmailChangeCancellation,
 ): Promise<void> {
   const ended = await endPendingEmailChange(ctx, accountId);
-  if (!ended) return;
+  if (ended) await recordCancelledEmailChange(ctx, ended, cause);
+}
+
+/** The `account.email_change_cancelled` row of a pending change that ended unconfirmed. */
+export async function recordCancelledEmailChange(
+  ctx: Pick<Context, 'db' | 'now'>,
+  ended: PendingEmailChange,
+  cause: EmailChangeCancellation,
+): Promise<void> {
   await recordAudit(ctx.db, {
     action: 'account.email_change_cancelled',
     actor_id: cause.actorId,
-    target_account_id: accountId,
+    target_account_id: ended.accountId,
     ip: cause.ip,
     user_agent: cause.userAgent,
     details: { email: ended.newEmail, reason: cause.reason },

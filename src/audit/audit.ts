@@ -22,6 +22,7 @@ export type AuditAction =
   | 'account.setting.changed'
   | 'account.email_changed'
   | 'account.email_change_cancelled'
+  | 'account.email_change_refused'
   | 'password.changed'
   | 'password.setup_link.sent'
   | 'session.revoked'

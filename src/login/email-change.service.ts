@@ -13,7 +13,6 @@ import {
 import { findOperatorRole } from '../admin/operators.repository.ts';
 import { recordAudit } from '../audit/audit.ts';
 import type { Context } from '../context.ts';
-import { AppError } from '../http/app-error.ts';
 import { deleteOidcCredentials } from '../credentials/oidc/oidc-credentials.repository.ts';
 import { lockAccountRow } from '../credentials/totp/totp.repository.ts';
 import { failureOf } from '../mail/mail-failure.ts';
@@ -43,8 +42,13 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  *
  * Then, as after a reset: a security notice to the account (now the new address, saying when
  * Google or Microsoft links went: `credentialType: 'oidc'`), a mail to the old one (kept and
- * retried as the notice is, though it may be gone), and the account signed out everywhere, sign-ins in progress first: portal
- * sessions and sign-ins carry the old address, and some were opened through the links.
+ * retried as the notice is, though it may be gone), and the account signed out everywhere,
+ * sign-ins in progress first: portal sessions and sign-ins carry the old address, and some were
+ * opened through the links.
+ *
+ * Every refusal is audited as `account.email_change_refused` with its reason (Refusal), naming
+ * the address the change would have moved the account to: a link that keeps being refused (an
+ * address taken meanwhile, an offboarded admin's request) is for the operators to see.
  */
 export async function confirmEmailChange(
   ctx: Context,
@@ -62,16 +66,16 @@ export async function confirmEmailChange(
     await signOut(ctx, provider, found, found.raw);
     return { email: pending.newEmail };
   }
-  if ((await findOperatorRole(ctx.db, pending.operatorId)) !== 'admin') return refuse(ctx, found, emailChangeErrors.invalidToken());
+  if ((await findOperatorRole(ctx.db, pending.operatorId)) !== 'admin') return refuse(ctx, found, 'requester_not_admin', input.client);
 
   const now = ctx.now();
   const marker = confirmedMarker(found);
   let claiming = false;
-  let outcome: Moved | AppError;
+  let outcome: Moved | Refusal;
   try {
     outcome = await ctx.db.transaction(async (trx) => {
       const moved = await moveAccount(trx, pending, input.client, now);
-      if (moved instanceof AppError) return moved;
+      if (typeof moved === 'string') return moved;
       claiming = true;
       if (!(await claimPendingEmailChange(ctx, found, marker))) throw emailChangeErrors.invalidToken();
       return moved;
@@ -86,7 +90,7 @@ export async function confirmEmailChange(
     }
     throw error;
   }
-  if (outcome instanceof AppError) return refuse(ctx, found, outcome);
+  if (typeof outcome === 'string') return refuse(ctx, found, outcome, input.client);
 
   // The notice first, as the change is committed: the store work below may fail, and must not
   // silence it. An operator's change: the notice names neither them nor the confirming browser.
@@ -105,13 +109,13 @@ interface Moved {
 
 /**
  * The change, holding the account's row (as every writer of its password and links does).
- * Answers the refusal, having written nothing, when:
- * - the account must still have the address the operator saw, else 406: something changed it
- *   meanwhile, and a confirmation must not undo that;
- * - the account must still hold no operator role, else 406: one granted since the request would
- *   otherwise let the change move an operator's account (the request refuses those);
- * - the new address must still be free, else 409 `account/email-taken` (the unique index answers
- *   the same for an account created with it at this very moment).
+ * Answers the refusal, having written nothing, unless:
+ * - the account still has the address the operator saw (`address_changed`, 406): something
+ *   changed it meanwhile, and a confirmation must not undo that;
+ * - the account still holds no operator role (`operator_account`, 406): one granted since the
+ *   request would otherwise let the change move an operator's account (the request refuses those);
+ * - the new address is still free (`email_taken`, 409 `account/email-taken`; the unique index
+ *   answers the same for an account created with it at this very moment).
  * Else the email is set and marked verified (this link proved the mailbox), and the account's
  * reset links die: one mailed to the old address must not set the password after the move. Every
  * linked Google or Microsoft identity is unlinked, each audited as `credential.removed` (via
@@ -120,18 +124,18 @@ interface Moved {
  * the link would go on signing in as the person, now by typing the new address. Which of them are
  * the person's own cannot be told from here, so all go; the person links again from the profile.
  */
-async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: Pick<ClientInfo, 'ip' | 'userAgent'>, now: Date): Promise<Moved | AppError> {
-  if (!(await lockAccountRow(trx, pending.accountId))) return emailChangeErrors.invalidToken();
+async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: Pick<ClientInfo, 'ip' | 'userAgent'>, now: Date): Promise<Moved | Refusal> {
+  if (!(await lockAccountRow(trx, pending.accountId))) return 'account_gone';
   const account = (await trx('accounts').where({ id: pending.accountId }).first('email')) as { email: string };
-  if (normalizeEmail(account.email) !== pending.previousEmail) return emailChangeErrors.invalidToken();
-  if ((await findOperatorRole(trx, pending.accountId)) !== null) return emailChangeErrors.invalidToken();
+  if (normalizeEmail(account.email) !== pending.previousEmail) return 'address_changed';
+  if ((await findOperatorRole(trx, pending.accountId)) !== null) return 'operator_account';
   const holder = await findAccountByEmail(trx, pending.newEmail);
-  if (holder && holder.id !== pending.accountId) return emailChangeErrors.taken();
+  if (holder && holder.id !== pending.accountId) return 'email_taken';
   try {
     // A savepoint: the unique violation of a racing insert must not abort the whole transaction.
     await trx.transaction((sp) => sp('accounts').where({ id: pending.accountId }).update({ email: pending.newEmail, email_verified: true, updated_at: now }));
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') return emailChangeErrors.taken();
+    if ((error as { code?: string }).code === '23505') return 'email_taken';
     throw error;
   }
   await revokeResetTokens(trx, pending.accountId);
@@ -157,10 +161,26 @@ async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: 
   return { unlinked: links.length > 0 };
 }
 
-/** A refused confirmation spends the link: the operator asks again. */
-async function refuse(ctx: Context, found: FoundEmailChange, refusal: AppError): Promise<never> {
+/** Why a confirmation was refused; each answers 406 `invalid_token` but a taken address (409). */
+type Refusal = 'requester_not_admin' | 'account_gone' | 'address_changed' | 'operator_account' | 'email_taken';
+
+/**
+ * A refused confirmation spends the link (the operator asks again), then is recorded: after the
+ * fact, as it only takes the link away; a store failing first leaves the link to be refused, and
+ * recorded, again.
+ */
+async function refuse(ctx: Context, found: FoundEmailChange, reason: Refusal, client: Pick<ClientInfo, 'ip' | 'userAgent'>): Promise<never> {
+  const { pending } = found;
   await spendPendingEmailChange(ctx, found);
-  throw refusal;
+  await recordAudit(ctx.db, {
+    action: 'account.email_change_refused',
+    target_account_id: pending.accountId,
+    ip: client.ip,
+    user_agent: client.userAgent,
+    details: { email: pending.newEmail, reason, requested_by: pending.operatorId },
+    at: ctx.now(),
+  });
+  throw reason === 'email_taken' ? emailChangeErrors.taken() : emailChangeErrors.invalidToken();
 }
 
 /**

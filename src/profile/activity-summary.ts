@@ -83,6 +83,7 @@ const pickers: Record<string, Picker> = {
   // The address the pending change would have moved the account to, and what ended it.
   'operator.account.email_change_withdrawn': (d) => ({ email: text(d.email, 254) }),
   'account.email_change_cancelled': (d) => ({ email: text(d.email, 254), reason: text(d.reason, 32) }),
+  'account.email_change_refused': (d) => ({ email: text(d.email, 254), reason: text(d.reason, 32) }),
 };
 
 /** The tenant ids an entry's summary may name (looked up in one query by the service). */

@@ -106,7 +106,11 @@ describe('a pending email change is void', () => {
     await t.ctx.db('operator_roles').where({ account_id: admin.id }).update({ role: 'support' });
     const res = await confirm(token);
     expect([res.status, errorType(res)]).toEqual([406, 'invalid_token']);
-    await t.ctx.db('operator_roles').where({ account_id: admin.id }).delete();
+    expect(await auditOf(person.id, 'account.email_change_refused')).toEqual([
+      { actor_id: null, details: { email: expect.stringContaining('offboarded'), reason: 'requester_not_admin', requested_by: admin.id } },
+    ]);
+    // Spent: the operator asks again (an admin, this time).
+    await t.ctx.db('operator_roles').where({ account_id: admin.id }).update({ role: 'admin' });
     expect((await confirm(token)).status).toBe(406);
     expect((await accountOf(person.id)).email).toBe(person.email);
   });

@@ -143,11 +143,13 @@ describe('an operator changes an account’s email address', () => {
     expect(await kept()).toEqual([]);
   });
 
-  it('a link works once, a newer request replaces it, and it expires after an hour', async () => {
-    const { operator } = await signedInAdmin();
+  it('a link works once, a newer request replaces it (audited), and it expires after an hour', async () => {
+    const { admin, operator } = await signedInAdmin();
     const person = await customer();
-    const first = await requested(operator, person, fresh('typo'));
+    const typo = fresh('typo');
+    const first = await requested(operator, person, typo);
     const second = await requested(operator, person, fresh('right'));
+    expect(await auditOf(person.id, 'account.email_change_cancelled')).toEqual([{ actor_id: admin.id, details: { email: typo, reason: 'replaced' } }]);
     expect(errorType(await confirm(first))).toBe('invalid_token');
     expect((await confirm(first)).status).toBe(406);
     expect((await confirm(second)).status).toBe(200);
@@ -184,6 +186,26 @@ describe('an operator changes an account’s email address', () => {
     expect([late.status, errorType(late)]).toEqual([409, 'account/email-taken']);
     expect((await accountOf(person.id)).email).toBe(person.email);
     expect(await auditOf(person.id, 'account.email_changed')).toEqual([]);
+    // Refused, recorded, and spent: the operator asks again.
+    expect(await auditOf(person.id, 'account.email_change_refused')).toEqual([
+      { actor_id: null, details: { email: wanted, reason: 'email_taken', requested_by: expect.any(String) } },
+    ]);
+    expect((await confirm(token)).status).toBe(406);
+    expect(await auditOf(person.id, 'account.email_change_refused')).toHaveLength(1);
+  });
+
+  it('is refused, recorded, when the account’s address changed after the request', async () => {
+    const { admin, operator } = await signedInAdmin();
+    const person = await customer();
+    const wanted = fresh('stale');
+    const token = await requested(operator, person, wanted);
+    const elsewhere = fresh('elsewhere');
+    await t.ctx.db('accounts').where({ id: person.id }).update({ email: elsewhere });
+    const res = await t.agent().set('User-Agent', 'Confirming Browser').post('/auth/email-change/confirm').send({ token });
+    expect([res.status, errorType(res)]).toEqual([406, 'invalid_token']);
+    expect((await accountOf(person.id)).email).toBe(elsewhere);
+    const [row] = await t.ctx.db('audit_events').where({ target_account_id: person.id, action: 'account.email_change_refused' }).select('actor_id', 'user_agent', 'details');
+    expect(row).toEqual({ actor_id: null, user_agent: 'Confirming Browser', details: { email: wanted, reason: 'address_changed', requested_by: admin.id } });
   });
 
   it('answers 409 for the current address, 422 for a malformed one, 404 for an unknown account', async () => {
@@ -216,6 +238,7 @@ describe('an operator changes an account’s email address', () => {
     const late = await confirm(token);
     expect([late.status, errorType(late)]).toEqual([406, 'invalid_token']);
     expect((await accountOf(person.id)).email).toBe(person.email);
+    expect((await auditOf(person.id, 'account.email_change_refused')).map((row) => row.details.reason)).toEqual(['operator_account']);
   });
 
   it('is for admins with a recent second-factor sign-in only', async () => {

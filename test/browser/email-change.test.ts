@@ -85,7 +85,7 @@ describe('changing an account’s email address', () => {
     // Asked for by an admin: the confirmation refuses a change whose requester is no longer one.
     const operatorId = await createAccount(h.server.ctx.db, { email: 'ada.requester@example.test', name: 'Ada Requester' });
     await h.server.ctx.db('operator_roles').insert({ account_id: operatorId, role: 'admin' });
-    const token = await createPendingEmailChange(h.server.ctx, { accountId, previousEmail: email, newEmail, operatorId });
+    const { token } = await createPendingEmailChange(h.server.ctx, { accountId, previousEmail: email, newEmail, operatorId });
 
     await page.route('**/auth/email-change/confirm', (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"Service temporarily unavailable"}]}' }),

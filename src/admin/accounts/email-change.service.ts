@@ -1,5 +1,11 @@
 import { findAccountByEmail, findAccountById, normalizeEmail } from '../../accounts/accounts.repository.ts';
-import { createPendingEmailChange, emailChangeErrors, emailChangeTtlSeconds, endPendingEmailChange } from '../../accounts/pending-email-change.ts';
+import {
+  createPendingEmailChange,
+  emailChangeErrors,
+  emailChangeTtlSeconds,
+  endPendingEmailChange,
+  recordCancelledEmailChange,
+} from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
@@ -34,7 +40,8 @@ import { spendResetMail } from './action-limits.ts';
  * mails links to every account, and the new address's mail point, so no one floods a mailbox
  * through the console. Taken after the input was checked, before anything is kept or recorded.
  * The audit row comes before the link exists, so no link is ever without its record; it names
- * the new address, never the token.
+ * the new address, never the token. A pending change the new one replaced is recorded as
+ * `account.email_change_cancelled` (reason `replaced`), once the swap says which it was.
  */
 export async function requestEmailChange(ctx: Context, operator: Operator, accountId: string, requested: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
@@ -48,7 +55,10 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
   await takeMailPoint(ctx, email);
 
   await recordOperatorAction(ctx.db, operator, { action: 'operator.account.email_change_requested', target_account_id: account.id, details: { email } }, ctx.now());
-  const token = await createPendingEmailChange(ctx, { accountId: account.id, previousEmail: normalizeEmail(account.email), newEmail: email, operatorId: operator.account_id });
+  const { token, replaced } = await createPendingEmailChange(ctx, { accountId: account.id, previousEmail: normalizeEmail(account.email), newEmail: email, operatorId: operator.account_id });
+  if (replaced) {
+    await recordCancelledEmailChange(ctx, replaced, { reason: 'replaced', actorId: operator.account_id, ip: operator.ip, userAgent: operator.user_agent });
+  }
   const language = chooseLanguage({ accountLocale: account.locale });
   // Awaited: the operator must know when the link did not leave (500), and ask again.
   await sendMail(ctx, email, language, {
