@@ -136,7 +136,7 @@ describe('credential names tell two of one kind apart (chip, delete button and c
 
   it.each([
     ['an authenticator app with when it was added, in UTC', totp('a', '2025-03-01T14:05:59.000+01:00'), 'Authenticator app (added 2025-03-01 13:05 UTC)'],
-    ['a named passkey', { id: 'p', type: 'webauthn', provider: null, name: ' Work laptop ', created_at: '2026-01-02T03:04:00Z' }, 'Passkey "Work laptop" (added 2026-01-02 03:04 UTC)'],
+    ['a named passkey', { id: 'p', type: 'webauthn', provider: null, name: ' Work laptop ', created_at: '2026-01-02T03:04:00Z' }, 'Passkey “Work laptop” (added 2026-01-02 03:04 UTC)'],
     ['a passkey without a name', { id: 'p', type: 'webauthn', provider: null, name: null, created_at: '2026-01-02T03:04:00Z' }, 'Passkey (added 2026-01-02 03:04 UTC)'],
     ['another upstream by its host', { id: 'o', type: 'oidc', provider: 'sso.example.com', created_at: '2026-01-02T03:04:00Z' }, 'sso.example.com (added 2026-01-02 03:04 UTC)'],
     ['a name on another kind is not shown', { id: 't', type: 'totp', provider: null, name: 'x', created_at: null }, 'Authenticator app'],

@@ -33,7 +33,7 @@ describe('login error messages (spec section 8)', () => {
     ['otp/retries-exceeded', 'Too many wrong codes. Start again to get a new code.', 'restart'],
     ['mfa/invalid', 'Invalid code. Please try again.', 'soft'],
     // The server has ended the login session: the code form must give way to Start again.
-    ['mfa/retries-exceeded', 'Too many wrong codes, please sign in again', 'restart'],
+    ['mfa/retries-exceeded', 'Too many wrong codes. Please sign in again.', 'restart'],
     ['too_many_requests', 'Too many attempts. Please wait a moment and try again.', 'soft'],
     // The mail server refuses the address (422): the email form stays, for another address.
     ['mail_undeliverable', 'This address does not accept mail, so no code could be sent. Check the address, or use another one.', 'soft'],

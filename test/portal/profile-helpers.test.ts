@@ -201,7 +201,11 @@ describe('back on /profile from linking Google or Microsoft', () => {
 
   it.each([
     ['?linked=google', 'Your Google account is linked.', 'Ditt Google-konto är kopplat.'],
-    ['?error=oauth/identity_in_use', 'That account is already linked to another user.', 'Det kontot är redan kopplat till en annan användare.'],
+    [
+      '?error=oauth/identity_in_use',
+      'That account is already linked to another Nyckel account. Link a different one, or sign in with that one.',
+      'Det kontot är redan kopplat till en annan användare.',
+    ],
     ['?error=oauth/access_denied', translate(en, 'upstream.errors.access_denied'), translate(sv, 'upstream.errors.access_denied')],
     ['?error=reauthentication_required', translate(en, 'upstream.errors.reauthentication_required'), translate(sv, 'upstream.errors.reauthentication_required')],
     ['?error=too_many_requests', 'Too many attempts. Please wait a moment and try again.', 'För många försök. Vänta en stund och försök igen.'],
