@@ -99,7 +99,7 @@ describe('recent activity lines', () => {
     [event('operator.something.new', {}, 'support'), 'Support made a change to your account', 'Support gjorde en ändring i ditt konto'],
     [event('devices.revoked_all', { count: 2, reason: 'totp_replaced' }), 'All remembered devices forgotten', 'Alla ihågkomna enheter glömda'],
     [event('devices.revoked_all', { count: 1, reason: 'signed_out_others' }), 'Remembered devices in other browsers forgotten', 'Ihågkomna enheter i andra webbläsare glömda'],
-    [event('passkey.clone_suspected'), 'A passkey sign-in was refused: the passkey may have been copied', 'En inloggning med inloggningsnyckel nekades: nyckeln kan ha kopierats'],
+    [event('passkey.clone_suspected'), 'A passkey sign-in was refused: the passkey may have been copied', 'En inloggning med inloggningsnyckel nekades: inloggningsnyckeln kan ha kopierats'],
     [event('brand.new.action'), 'Account activity', 'Kontoaktivitet'],
   ])('%j', (input, english, swedish) => {
     expect([render(en, input), render(sv, input)]).toEqual([english, swedish]);

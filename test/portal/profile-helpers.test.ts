@@ -204,7 +204,7 @@ describe('back on /profile from linking Google or Microsoft', () => {
     [
       '?error=oauth/identity_in_use',
       'That account is already linked to another Nyckel account. Link a different one, or sign in with that one.',
-      'Det kontot är redan kopplat till en annan användare.',
+      'Det kontot är redan kopplat till ett annat Nyckel-konto. Koppla ett annat konto, eller logga in med det.',
     ],
     ['?error=oauth/access_denied', translate(en, 'upstream.errors.access_denied'), translate(sv, 'upstream.errors.access_denied')],
     ['?error=reauthentication_required', translate(en, 'upstream.errors.reauthentication_required'), translate(sv, 'upstream.errors.reauthentication_required')],

@@ -56,8 +56,8 @@ describe('GET /api/accounts/activity: sign-in method changes', () => {
     expect(events.map((e) => [line(en, e), line(sv, e)])).toEqual([
       ['Sign-in method removed: Google or Microsoft account', 'Inloggningssätt borttaget: Google- eller Microsoft-konto'],
       ['Sign-in with Google linked', 'Inloggning med Google kopplad'],
-      ['Passkey removed', 'Inloggningsnyckel (passkey) borttagen'],
-      ['Passkey added', 'Inloggningsnyckel (passkey) tillagd'],
+      ['Passkey removed', 'Inloggningsnyckel borttagen'],
+      ['Passkey added', 'Inloggningsnyckel tillagd'],
     ]);
     for (const secret of ['google-subject-4711', '203.0.113.9', account.email]) expect(JSON.stringify(res.body)).not.toContain(secret);
   });
