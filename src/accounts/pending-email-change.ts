@@ -9,7 +9,7 @@ export const emailChangeTtlSeconds = 3600;
 export const emailChangeErrors = {
   taken: () => new AppError('account/email-taken', 409, 'Another account has this email address'),
   unchanged: () => new AppError('account/email-unchanged', 409, 'The account already has this email address'),
-  /** As a reset link's check (reset.service.ts): unknown, used, replaced and expired links alike. */
+  /** As a reset link's check (reset.service.ts): unknown, used, replaced, withdrawn and expired links alike. */
   invalidToken: () => new AppError('invalid_token', 406, 'Invalid or expired token'),
   operatorAccount: () =>
     new AppError('account/operator-account', 409, "An operator account's email address cannot be changed: revoke the operator role first"),
@@ -196,23 +196,23 @@ export async function cancelPendingEmailChange(
   accountId: string,
   cause: EmailChangeCancellation,
 ): Promise<void> {
-  const ended = await endPendingEmailChange(ctx, accountId);
-  if (ended) await recordCancelledEmailChange(ctx, ended, cause);
+  const cancelled = await endPendingEmailChange(ctx, accountId);
+  if (cancelled) await recordCancelledEmailChange(ctx, cancelled, cause);
 }
 
 /** The `account.email_change_cancelled` row of a pending change that ended unconfirmed. */
 export async function recordCancelledEmailChange(
   ctx: Pick<Context, 'db' | 'now'>,
-  ended: PendingEmailChange,
+  cancelled: PendingEmailChange,
   cause: EmailChangeCancellation,
 ): Promise<void> {
   await recordAudit(ctx.db, {
     action: 'account.email_change_cancelled',
     actor_id: cause.actorId,
-    target_account_id: ended.accountId,
+    target_account_id: cancelled.accountId,
     ip: cause.ip,
     user_agent: cause.userAgent,
-    details: { email: ended.newEmail, reason: cause.reason },
+    details: { email: cancelled.newEmail, reason: cause.reason },
     at: ctx.now(),
   });
 }
