@@ -22,7 +22,10 @@ export type SecurityChange =
 export interface SecurityNoticeTemplate {
   kind: 'security_notice';
   change: SecurityChange;
-  /** credential_removed and operator_credential_removed: the removed credential's type. */
+  /**
+   * credential_removed and operator_credential_removed: the removed credential's type;
+   * operator_email_changed: 'oidc' when the change unlinked sign-in with Google or Microsoft.
+   */
   credentialType?: string | undefined;
   /** upstream_linked: google or microsoft. */
   provider?: string | undefined;
@@ -36,6 +39,9 @@ interface Copy {
   subject: (t: SecurityNoticeTemplate) => string;
   what: (t: SecurityNoticeTemplate) => string;
 }
+
+/** One paragraph of the sentences that apply (false: this notice leaves it out). */
+const sentences = (...parts: (string | false)[]) => parts.filter((part) => part !== false).join(' ');
 
 const providerName = (provider: string | undefined) =>
   provider === 'google' ? 'Google' : provider === 'microsoft' ? 'Microsoft' : 'Google / Microsoft';
@@ -99,8 +105,13 @@ const copy: Record<MailLanguage, {
       },
       operator_email_changed: {
         subject: () => 'This is now the email address of your account',
-        what: () =>
-          'The email address of your account was just changed to this one, as you asked support and confirmed with the link mailed here. Sign in with this address from now on. Every browser and application signed in to your account was signed out.',
+        what: (t) =>
+          sentences(
+            'The email address of your account was just changed to this one, as you asked support and confirmed with the link mailed here. Sign in with this address from now on.',
+            t.credentialType === 'oidc' &&
+              'Sign-in with Google or Microsoft was unlinked from your account, as it was linked through your previous address: link it again under Sign-in methods in your account settings if you use it.',
+            'Every browser and application signed in to your account was signed out.',
+          ),
       },
       password_created: {
         subject: () => 'A password was added to your account',
@@ -175,8 +186,13 @@ const copy: Record<MailLanguage, {
       },
       operator_email_changed: {
         subject: () => 'Det här är nu e-postadressen till ditt konto',
-        what: () =>
-          'E-postadressen till ditt konto har just ändrats till den här, som du bad support om och bekräftade med länken som mejlades hit. Logga in med den här adressen från och med nu. Alla webbläsare och program som var inloggade på ditt konto har loggats ut.',
+        what: (t) =>
+          sentences(
+            'E-postadressen till ditt konto har just ändrats till den här, som du bad support om och bekräftade med länken som mejlades hit. Logga in med den här adressen från och med nu.',
+            t.credentialType === 'oidc' &&
+              'Inloggning med Google eller Microsoft har kopplats bort från ditt konto, eftersom den var kopplad via din tidigare adress: koppla den igen under Inloggningssätt i dina kontoinställningar om du använder den.',
+            'Alla webbläsare och program som var inloggade på ditt konto har loggats ut.',
+          ),
       },
       password_created: {
         subject: () => 'Ett lösenord har lagts till på ditt konto',

@@ -80,6 +80,27 @@ describe('renderMail', () => {
     expect(render('Visit evil.example to keep your account', 'evil.example')).toContain('This happened on 3 May 2025 at 14:02 UTC.');
   });
 
+  // A confirmed email change unlinks the Google or Microsoft sign-in linked through the old address
+  // (src/login/email-change.service.ts): the notice tells how to link it again, before the sign-out.
+  it.each([
+    [
+      'en',
+      'Sign in with this address from now on. Sign-in with Google or Microsoft was unlinked from your account, as it was linked through your previous address: link it again under Sign-in methods in your account settings if you use it. Every browser',
+      'Sign in with this address from now on. Every browser',
+    ],
+    [
+      'sv',
+      'Logga in med den här adressen från och med nu. Inloggning med Google eller Microsoft har kopplats bort från ditt konto, eftersom den var kopplad via din tidigare adress: koppla den igen under Inloggningssätt i dina kontoinställningar om du använder den. Alla webbläsare',
+      'Logga in med den här adressen från och med nu. Alla webbläsare',
+    ],
+  ] as const)('an email change notice in %s says that Google or Microsoft sign-in was unlinked, only when it was', (language, unlinked, kept) => {
+    const notice = (credentialType?: string) =>
+      renderMail('a@example.com', language, { kind: 'security_notice', change: 'operator_email_changed', credentialType, at: new Date('2025-05-03T14:02:00Z') }).text;
+    expect(notice('oidc')).toContain(unlinked);
+    expect(notice()).toContain(kept);
+    expect(notice()).not.toContain('Google');
+  });
+
   // People reading Swedish are in Sweden: they check the time against their own clock, summer time
   // included. English readers may be anywhere: UTC, and the mail says so.
   it.each([
