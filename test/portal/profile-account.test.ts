@@ -100,13 +100,33 @@ describe('recent activity lines', () => {
     [event('devices.revoked_all', { count: 2, reason: 'totp_replaced' }), 'All remembered devices forgotten', 'Alla ihågkomna enheter glömda'],
     [event('devices.revoked_all', { count: 1, reason: 'signed_out_others' }), 'Remembered devices in other browsers forgotten', 'Ihågkomna enheter i andra webbläsare glömda'],
     [event('passkey.clone_suspected'), 'A passkey sign-in was refused: the passkey may have been copied', 'En inloggning med inloggningsnyckel nekades: inloggningsnyckeln kan ha kopierats'],
+    [
+      event('operator.account.email_change_requested', { email: 'pat@new.example' }, 'support'),
+      'Support asked to change your email address to pat@new.example',
+      'Support bad om att ändra din e-postadress till pat@new.example',
+    ],
+    [
+      event('operator.account.email_change_withdrawn', { email: 'pat@new.example' }, 'support'),
+      'Support withdrew the request to change your email address to pat@new.example',
+      'Support drog tillbaka begäran om att ändra din e-postadress till pat@new.example',
+    ],
+    [
+      event('account.email_change_cancelled', { email: 'pat@new.example', reason: 'replaced' }, 'system'),
+      'The request to change your email address to pat@new.example was cancelled',
+      'Begäran om att ändra din e-postadress till pat@new.example avbröts',
+    ],
+    [
+      event('account.email_change_refused', { email: 'pat@new.example', reason: 'requester_not_admin' }, 'system'),
+      'A confirmation of the change of your email address to pat@new.example was refused',
+      'En bekräftelse av ändringen av din e-postadress till pat@new.example nekades',
+    ],
     [event('brand.new.action'), 'Account activity', 'Kontoaktivitet'],
   ])('%j', (input, english, swedish) => {
     expect([render(en, input), render(sv, input)]).toEqual([english, swedish]);
   });
 
   it('has a text for every action the server writes about a person', () => {
-    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.account.email_change_requested', 'account.email_changed', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'passkey.clone_suspected', 'upstream.linked'];
+    const actions = ['login.failed', 'login.locked', 'password.changed', 'password.setup_link.sent', 'totp.activated', 'device.revoked', 'device.remembered', 'devices.revoked_all', 'session.revoked', 'sessions.revoked_others', 'credential.removed', 'operator.credential.deleted', 'operator.password_reset.sent', 'operator.account.unlocked', 'operator.account.signed_out', 'operator.account.email_change_requested', 'operator.account.email_change_withdrawn', 'account.email_changed', 'account.email_change_cancelled', 'account.email_change_refused', 'operator.tokens.viewed', 'operator.impersonation.used', 'passkey.registered', 'passkey.removed', 'passkey.clone_suspected', 'upstream.linked'];
     for (const action of actions) {
       const { key } = activityText(event(action, { type: 'totp' }));
       expect([action, translate(en, key) !== key, translate(sv, key) !== key, key.endsWith('.other')]).toEqual([action, true, true, false]);

@@ -75,6 +75,14 @@ export function activityText(event: ActivityEvent): ActivityText {
       return action('operator_email_change_requested', { email: details.email ?? '' });
     case 'account.email_changed':
       return action('email_changed', { email: details.email ?? '' });
+    case 'operator.account.email_change_withdrawn':
+      return action('operator_email_change_withdrawn', { email: details.email ?? '' });
+    // Whatever ended it (a newer request, a sign-out everywhere, a reset) or refused it: the line
+    // names the address; the reason stays in the audit log.
+    case 'account.email_change_cancelled':
+      return action('email_change_cancelled', { email: details.email ?? '' });
+    case 'account.email_change_refused':
+      return action('email_change_refused', { email: details.email ?? '' });
     case 'operator.impersonation.used':
       return action('impersonation_used', { tenant: details.tenant ?? { key: `${prefix}.unknown_tenant` } });
   }
