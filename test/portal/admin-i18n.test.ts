@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import en from '../../portal/src/i18n/en.json' with { type: 'json' };
 import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import { CREDENTIAL_KEYS, KIND_KEYS } from '../../portal/src/admin/accounts/account-view.ts';
+import { REFUSAL_KEYS, refusalKey } from '../../portal/src/admin/accounts/email-change-refusals.ts';
 import { LAST_LOGIN_KEYS } from '../../portal/src/admin/accounts/last-login.ts';
 import { SMS_STATUS_KEYS } from '../../portal/src/admin/tenants/sms-settings.ts';
 import { TTL_KEYS } from '../../portal/src/admin/tokens/token-ttl.ts';
+import { ApiError } from '../../portal/src/api/client.ts';
 import { translate } from './translate.ts';
 
 const adminSrc = resolve(import.meta.dirname, '../../portal/src/admin');
@@ -31,11 +33,29 @@ describe('console texts', () => {
     ...Object.values(SMS_STATUS_KEYS),
     ...Object.values(CREDENTIAL_KEYS),
     ...Object.values(KIND_KEYS),
+    ...Object.values(REFUSAL_KEYS),
   ];
 
   it.each(mapped)('%s exists in English and Swedish', (key) => {
     expect(pluralOk(en, key), `en ${key}`).toBe(true);
     expect(pluralOk(sv, key), `sv ${key}`).toBe(true);
+  });
+
+  it.each([
+    ['account/email-taken', 'Another account already has this email address.', 'Ett annat konto har redan den här e-postadressen.'],
+    [
+      'account/operator-account',
+      'This is an operator account. Remove the operator role first, then change its email address.',
+      'Det här är ett operatörskonto. Ta bort operatörsrollen först och ändra sedan e-postadressen.',
+    ],
+  ])('the Change email dialog words the refusal %s itself', (type, english, swedish) => {
+    const key = refusalKey(new ApiError(409, 'Conflict', [{ type, msg: 'server text' }]));
+    expect([translate(en, key ?? ''), translate(sv, key ?? '')]).toEqual([english, swedish]);
+  });
+
+  it('leaves any other failure of the Change email dialog to the generic message', () => {
+    expect(refusalKey(new ApiError(503, 'Service Unavailable', [{ type: 'service_unavailable', msg: 'x' }]))).toBeUndefined();
+    expect(refusalKey(new Error('offline'))).toBeUndefined();
   });
 
   it('every key the console names with a count has its plural forms in both languages', () => {

@@ -1,26 +1,19 @@
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { requestAccountEmailChange, type AdminAccount } from '../../api/admin.ts';
-import { isApiError } from '../../api/client.ts';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { failureText } from '../failure-text.ts';
 import { Modal } from '../modal.tsx';
-
-/** The refusals the dialog words itself; anything else is the generic failure with its reason. */
-const REFUSAL_KEYS: Record<string, string> = {
-  'account/email-taken': 'admin.email_change.taken',
-  'account/email-unchanged': 'admin.email_change.unchanged',
-  validation_error: 'admin.email_change.malformed',
-};
+import { refusalKey } from './email-change-refusals.ts';
 
 /**
  * "Change email": the new address gets a link, and the account changes only when it is confirmed
  * there (the server's email-change.service.ts). Busy while the call runs; a refusal stays in the
- * dialog with the address kept, so a typo is fixed in place. A sign-in too old for the change
- * (operator/reauthentication-required) goes to the console's sign-in notice, as a credential
- * deletion does.
+ * dialog with the address kept, so a typo is fixed in place (an operator's account is refused:
+ * the role goes first). A sign-in too old for the change (operator/reauthentication-required)
+ * goes to the console's sign-in notice, as a credential deletion does.
  */
 export function EmailChangeModal({ account, open, onClose }: { account: AdminAccount; open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
@@ -48,7 +41,7 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
       setSentTo(wanted.toLowerCase());
     } catch (failure) {
       if (handleAdminError(failure, 'action')) return;
-      const key = isApiError(failure) ? REFUSAL_KEYS[failure.detail[0]?.type ?? ''] : undefined;
+      const key = refusalKey(failure);
       setError(key ? t(key) : failureText(t('admin.email_change.failed'), failure, t));
     } finally {
       setBusy(false);
