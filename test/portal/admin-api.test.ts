@@ -36,6 +36,8 @@ describe('operator console calls (spec section 7)', () => {
     ['searchAccounts', () => admin.searchAccounts('anna svensson'), 'GET', '/api/accounts/search/anna%20svensson', undefined],
     ['searchAccounts keeps a slash inside the segment', () => admin.searchAccounts('a/b'), 'GET', '/api/accounts/search/a%2Fb', undefined],
     ['sendAccountPasswordReset', () => admin.sendAccountPasswordReset('a1'), 'POST', '/api/accounts/a1/reset-password', undefined],
+    ['requestAccountEmailChange', () => admin.requestAccountEmailChange('a1', 'new@example.com'), 'POST', '/api/accounts/a1/email-change', { email: 'new@example.com' }],
+    ['withdrawAccountEmailChange', () => admin.withdrawAccountEmailChange('a1'), 'DELETE', '/api/accounts/a1/email-change', undefined],
     ['unlockAccount', () => admin.unlockAccount('a1'), 'POST', '/api/accounts/a1/unlock', undefined],
     ['signAccountOutEverywhere', () => admin.signAccountOutEverywhere('a1'), 'POST', '/api/accounts/a1/sign-out-everywhere', undefined],
     ['deleteAccountCredential', () => admin.deleteAccountCredential('a1', 'c1'), 'DELETE', '/api/accounts/a1/credentials/c1', undefined],
@@ -80,6 +82,13 @@ describe('operator console calls (spec section 7)', () => {
   it('a 204 answer is fine for a deletion', async () => {
     answer(204);
     await expect(admin.deleteAccountCredential('a1', 'c1')).resolves.toBeUndefined();
+  });
+
+  it('a withdrawn email change answers the address it would have moved to; nothing pending is a 404 with its type', async () => {
+    answer(200, { status: 'withdrawn', email: 'typo@example.com' });
+    await expect(admin.withdrawAccountEmailChange('a1')).resolves.toEqual({ status: 'withdrawn', email: 'typo@example.com' });
+    answer(404, { detail: [{ type: 'account/no-pending-email-change', msg: 'x' }] });
+    await expect(admin.withdrawAccountEmailChange('a1')).rejects.toMatchObject({ status: 404, type: 'account/no-pending-email-change' });
   });
 
   it('a refusal carries the status and type', async () => {

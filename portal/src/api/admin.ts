@@ -132,6 +132,15 @@ export async function requestAccountEmailChange(accountId: string, email: string
   await request('POST', `/api/accounts/${segment(accountId)}/email-change`, { body: { email } });
 }
 
+/**
+ * Withdraws the account's pending email change: the link mailed to the new address stops working
+ * (admin; no recent sign-in needed). Answers the address the change would have moved the account
+ * to. 404 `account/no-pending-email-change` when none is waiting for confirmation.
+ */
+export function withdrawAccountEmailChange(accountId: string): Promise<{ status: 'withdrawn'; email: string }> {
+  return request('DELETE', `/api/accounts/${segment(accountId)}/email-change`);
+}
+
 /** Ends the account's sign-in lock and starts its failed-attempt count afresh; fine when it is not locked. */
 export async function unlockAccount(accountId: string): Promise<void> {
   await request('POST', `/api/accounts/${segment(accountId)}/unlock`);
