@@ -77,6 +77,35 @@ describe('changing an account’s email address', () => {
     }
   });
 
+  it('the admin spots a typo right after sending and withdraws the change from the dialog; the mailed link no longer confirms', async () => {
+    const { page } = h;
+    await signInAsAdmin(page);
+    const email = 'tore.typo@old.example.test';
+    const typo = 'tore.typo@nwe.example.test';
+    const accountId = await createAccount(h.server.ctx.db, { email, name: 'Tore Typo' });
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    await page.locator('.account-row', { hasText: email }).getByRole('button', { name: t.en('admin.email_change.open'), exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: t.en('admin.email_change.title') });
+    await dialog.getByLabel(t.en('admin.email_change.new_email'), { exact: true }).fill(typo);
+    await page.keyboard.press('Enter');
+    await dialog.getByText(t.en('admin.email_change.sent', { email: typo }), { exact: true }).waitFor();
+    const mail = await h.mail.waitFor(typo, (m) => m.text.includes('/login/confirm-email/'));
+    const token = /\/login\/confirm-email\/([A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
+
+    await dialog.getByRole('button', { name: t.en('admin.email_change.withdraw_short'), exact: true }).click();
+    await dialog.getByText(t.en('admin.email_change.withdrawn', { email: typo }), { exact: true }).waitFor();
+    const close = dialog.locator('.modal-foot').getByRole('button', { name: t.en('admin.close'), exact: true });
+    expect(await close.evaluate((button) => button === document.activeElement)).toBe(true);
+    await h.shot('admin-email-change-withdrawn');
+
+    const confirm = await fetch(`${h.base}/auth/email-change/confirm`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(confirm.status).toBe(406);
+    expect(await h.server.ctx.db('accounts').where({ id: accountId }).first('email')).toEqual({ email });
+  });
+
   it('a confirmation that got no good answer (503) keeps the page and the token and offers Try again, which confirms', async () => {
     const { page } = h;
     const email = 'lisa.retry@old.example.test';

@@ -1,12 +1,20 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { requestAccountEmailChange, type AdminAccount } from '../../api/admin.ts';
+import { requestAccountEmailChange, withdrawAccountEmailChange, type AdminAccount } from '../../api/admin.ts';
+import { isApiError } from '../../api/client.ts';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
+import { focusIsLost, useFocusBack } from '../../components/use-focus-back.ts';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { failureText } from '../failure-text.ts';
 import { Modal } from '../modal.tsx';
-import { refusalKey } from './email-change-refusals.ts';
+import { NONE_PENDING, refusalKey } from './email-change-refusals.ts';
+
+/** A failure, and which call it was: only the request's is about the address typed. */
+interface Failure {
+  text: string;
+  of: 'request' | 'withdrawal';
+}
 
 /**
  * "Change email": the new address gets a link, and the account changes only when it is confirmed
@@ -14,27 +22,45 @@ import { refusalKey } from './email-change-refusals.ts';
  * dialog with the address kept, so a typo is fixed in place (an operator's account is refused:
  * the role goes first). A sign-in too old for the change (operator/reauthentication-required)
  * goes to the console's sign-in notice, as a credential deletion does.
+ *
+ * A pending change is withdrawn from here too (its link stops working): at once from the sent
+ * view, for the operator who spots a typo, or from the form for one asked earlier. The dialog
+ * then says what was withdrawn, or that nothing was waiting.
  */
 export function EmailChangeModal({ account, open, onClose }: { account: AdminAccount; open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const id = useId();
   const handleAdminError = useAdminErrorHandler();
   const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const [withdrawing, setWithdrawing] = useState(false);
+  const [error, setError] = useState<Failure | null>(null);
   const [sentTo, setSentTo] = useState<string | null>(null);
+  /** What the withdrawal answered; the dialog's last view. */
+  const [ended, setEnded] = useState<string | null>(null);
+  const withdrawButton = useRef<HTMLButtonElement>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const busy = sending || withdrawing;
+  // Withdraw is disabled while its call runs, which drops the focus: it comes back when the call
+  // failed; when the view changed instead (sent, or ended), Close takes it, as data-autofocus
+  // would have on opening.
+  useFocusBack(withdrawing, withdrawButton);
+  useEffect(() => {
+    if (focusIsLost()) closeButton.current?.focus();
+  }, [sentTo, ended]);
 
   useEffect(() => {
     if (open) {
       setEmail('');
       setError(null);
       setSentTo(null);
+      setEnded(null);
     }
   }, [open]);
 
   const submit = async () => {
     const wanted = email.trim();
-    setBusy(true);
+    setSending(true);
     setError(null);
     try {
       await requestAccountEmailChange(account.id, wanted);
@@ -42,11 +68,34 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
     } catch (failure) {
       if (handleAdminError(failure, 'action')) return;
       const key = refusalKey(failure);
-      setError(key ? t(key) : failureText(t('admin.email_change.failed'), failure, t));
+      setError({ text: key ? t(key) : failureText(t('admin.email_change.failed'), failure, t), of: 'request' });
     } finally {
-      setBusy(false);
+      setSending(false);
     }
   };
+
+  const withdraw = async () => {
+    setWithdrawing(true);
+    setError(null);
+    try {
+      const withdrawn = await withdrawAccountEmailChange(account.id);
+      setEnded(t('admin.email_change.withdrawn', { email: withdrawn.email }));
+    } catch (failure) {
+      if (handleAdminError(failure, 'action')) return;
+      // Nothing to withdraw (confirmed, expired, or ended meanwhile): an answer, not a failure.
+      if (isApiError(failure) && failure.type === NONE_PENDING) setEnded(t('admin.email_change.none_pending'));
+      else setError({ text: failureText(t('admin.email_change.withdraw_failed'), failure, t), of: 'withdrawal' });
+    } finally {
+      setWithdrawing(false);
+    }
+  };
+
+  const close = (
+    <Button ref={closeButton} type="button" onClick={onClose} disabled={busy} data-autofocus>
+      {t('admin.close')}
+    </Button>
+  );
+  const requestError = error?.of === 'request' ? error.text : null;
 
   return (
     <Modal
@@ -56,24 +105,39 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
         if (!busy) onClose();
       }}
       footer={
-        sentTo ? (
-          <Button type="button" onClick={onClose} data-autofocus>
-            {t('admin.close')}
-          </Button>
+        ended ? (
+          close
+        ) : sentTo ? (
+          <>
+            <Button ref={withdrawButton} type="button" variant="secondary" loading={withdrawing} onClick={() => void withdraw()} aria-describedby={`${id}-sent`}>
+              {t('admin.email_change.withdraw_short')}
+            </Button>
+            {close}
+          </>
         ) : (
           <>
-            <Button type="button" variant="secondary" onClick={onClose} disabled={busy}>
-              {t('app.cancel')}
+            <Button ref={withdrawButton} type="button" variant="secondary" loading={withdrawing} disabled={sending} onClick={() => void withdraw()}>
+              {t('admin.email_change.withdraw')}
             </Button>
-            <Button type="submit" form={`${id}-form`} loading={busy} disabled={email.trim() === ''}>
-              {t('admin.email_change.submit')}
-            </Button>
+            <div className="modal-foot-group">
+              <Button type="button" variant="secondary" onClick={onClose} disabled={busy}>
+                {t('app.cancel')}
+              </Button>
+              <Button type="submit" form={`${id}-form`} loading={sending} disabled={email.trim() === '' || withdrawing}>
+                {t('admin.email_change.submit')}
+              </Button>
+            </div>
           </>
         )
       }
     >
-      {sentTo ? (
-        <Notice message={t('admin.email_change.sent', { email: sentTo })} />
+      {ended ? (
+        <Notice message={ended} />
+      ) : sentTo ? (
+        <>
+          <Notice id={`${id}-sent`} message={t('admin.email_change.sent', { email: sentTo })} />
+          <ErrorAlert message={error?.text ?? null} />
+        </>
       ) : (
         <form
           id={`${id}-form`}
@@ -93,13 +157,13 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
               autoComplete="off"
               value={email}
               disabled={busy}
-              aria-invalid={error !== null || undefined}
-              aria-describedby={error ? `${id}-error` : undefined}
+              aria-invalid={requestError !== null || undefined}
+              aria-describedby={requestError ? `${id}-error` : undefined}
               onChange={(event) => setEmail(event.target.value)}
               data-autofocus
             />
           </div>
-          <ErrorAlert id={`${id}-error`} message={error} />
+          <ErrorAlert id={`${id}-error`} message={error?.text ?? null} />
         </form>
       )}
     </Modal>

@@ -12,3 +12,6 @@ export const REFUSAL_KEYS: Record<string, string> = {
 export function refusalKey(failure: unknown): string | undefined {
   return isApiError(failure) ? REFUSAL_KEYS[failure.type ?? ''] : undefined;
 }
+
+/** A withdrawal's 404 when the account has no change waiting for confirmation. */
+export const NONE_PENDING = 'account/no-pending-email-change';
