@@ -40,6 +40,8 @@ describe('changing an account’s email address', () => {
     await dialog.getByRole('button', { name: t.en('admin.email_change.submit'), exact: true }).click();
     await dialog.getByText(t.en('admin.email_change.taken'), { exact: true }).waitFor();
     expect(await field.inputValue()).toBe('someone.else@new.example.test');
+    // And the focus is back in the field, for the keyboard to correct it there.
+    await expect.poll(() => field.evaluate((input) => input === document.activeElement)).toBe(true);
 
     await field.fill(newEmail);
     await page.keyboard.press('Enter');

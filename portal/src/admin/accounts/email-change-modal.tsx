@@ -40,11 +40,15 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
   const [ended, setEnded] = useState<string | null>(null);
   const withdrawButton = useRef<HTMLButtonElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);
+  const emailField = useRef<HTMLInputElement>(null);
   const busy = sending || withdrawing;
   // Withdraw is disabled while its call runs, which drops the focus: it comes back when the call
   // failed; when the view changed instead (sent, or ended), Close takes it, as data-autofocus
   // would have on opening.
   useFocusBack(withdrawing, withdrawButton);
+  // The field is disabled while the request is sent: a refusal gives it the focus back, so the
+  // address is corrected where it was typed (a sent request unmounts it, and Close takes over).
+  useFocusBack(sending, emailField);
   useEffect(() => {
     if (focusIsLost()) closeButton.current?.focus();
   }, [sentTo, ended]);
@@ -152,6 +156,7 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
           <div className="field">
             <label htmlFor={`${id}-email`}>{t('admin.email_change.new_email')}</label>
             <input
+              ref={emailField}
               id={`${id}-email`}
               type="email"
               autoComplete="off"
