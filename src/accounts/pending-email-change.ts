@@ -148,10 +148,16 @@ export async function claimPendingEmailChange(ctx: StoreContext, found: FoundEma
   return ctx.store.replaceIfUnchanged(found.key, found.raw, marker, confirmedTtlSeconds);
 }
 
-/** Gives the link back after a claim whose commit failed: the change did not happen, and Try again may make it. */
+/**
+ * Gives the link back after a claim whose commit failed: the change did not happen (or did, and
+ * was reported failed: the confirmation tried again finishes it), and Try again may make it. Not
+ * when a newer request replaced it meanwhile (the account's change is another one now): that
+ * request's replacement skipped it, as it was being confirmed, and it must not come back.
+ */
 export async function restorePendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<void> {
   const ttl = Math.ceil((found.pending.expiresAt - ctx.now().getTime()) / 1000);
-  if (ttl > 0) await ctx.store.replaceIfUnchanged(found.key, marker, found.raw, ttl);
+  if (ttl <= 0 || (await ctx.store.get(accountKey(found.pending.accountId))) !== found.key) return;
+  await ctx.store.replaceIfUnchanged(found.key, marker, found.raw, ttl);
 }
 
 /**
@@ -173,33 +179,21 @@ export async function endPendingEmailChange(ctx: StoreContext, accountId: string
   return key ? endChangeAt(ctx, key) : null;
 }
 
-/** What ended a pending change other than its confirmation or an operator's withdrawal. */
+/** What ended a pending change other than its confirmation or an operator's withdrawal: a newer request. */
 export interface EmailChangeCancellation {
-  reason: 'replaced' | 'signed_out' | 'password_reset';
-  /** The operator whose action ended it; null for the person's reset. */
-  actorId: string | null;
+  reason: 'replaced';
+  /** The operator whose request replaced it. */
+  actorId: string;
   ip: string | null;
   userAgent: string | null;
 }
 
 /**
- * A pending change does not outlive what says the account may be in the wrong hands, or that its
- * holder got back in without it: an operator signing the account out everywhere (a stolen device,
- * a suspected takeover) and a completed password reset (the person reached their mailbox after
- * all). A change asked for on an attacker's word would otherwise still be one click away. Audited
- * as `account.email_change_cancelled` (the address it would have moved to, and why) when there
- * was one; after the fact, as it only takes something away. (A change replaced by a newer
- * request is recorded the same way, by recordCancelledEmailChange.)
+ * Nothing else cancels a pending change: not a password reset (whoever holds the old mailbox, the
+ * very reason for the move, could then block it forever), nor an operator's sign-out everywhere
+ * (the move may be the way out of a takeover). An admin withdraws a change that should not happen
+ * (src/admin/accounts/email-change.service.ts).
  */
-export async function cancelPendingEmailChange(
-  ctx: StoreContext & Pick<Context, 'db'>,
-  accountId: string,
-  cause: EmailChangeCancellation,
-): Promise<void> {
-  const cancelled = await endPendingEmailChange(ctx, accountId);
-  if (cancelled) await recordCancelledEmailChange(ctx, cancelled, cause);
-}
-
 /** The `account.email_change_cancelled` row of a pending change that ended unconfirmed. */
 export async function recordCancelledEmailChange(
   ctx: Pick<Context, 'db' | 'now'>,

@@ -1,6 +1,5 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cancelPendingEmailChange } from '../accounts/pending-email-change.ts';
 import {
   clearPasswordResetRequired,
   findAccountByEmail,
@@ -233,9 +232,6 @@ export async function confirmPasswordReset(
   // Then, as the new password is committed and the link spent: the lock ends even if what
   // follows fails (a reset is the way out of the 30-day lock).
   if (account) await clearFailures(ctx, { email: account.email });
-  // The person got back in through their own mailbox: an operator's pending move of the account
-  // to another address (perhaps asked for on an attacker's word) is void.
-  await cancelPendingEmailChange(ctx, row.account_id, { reason: 'password_reset', actorId: null, ip: input.client.ip, userAgent: input.client.userAgent });
   // Before the sign-out: a sign-in finishing meanwhile is refused, or its portal session ended.
   await endSignInsInProgress(ctx, row.account_id);
   await signOutEverywhere(ctx, provider, row.account_id);

@@ -1,6 +1,5 @@
 import type Provider from 'oidc-provider';
 import { clearLockedUntil, findAccountById, lockInForce } from '../../accounts/accounts.repository.ts';
-import { cancelPendingEmailChange } from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
 import { lockAccountRow } from '../../credentials/totp/totp.repository.ts';
 import { AppError, errors } from '../../http/app-error.ts';
@@ -113,8 +112,9 @@ export async function unlockAccount(ctx: Context, operator: Operator, accountId:
  * grant (refresh tokens included), the browsers remembered for its TOTP step and the standing
  * of the browsers known to its address (a stolen laptop's cookie counts against the address
  * again), as a completed password reset does (reset.service.ts, in the same order: a sign-in finishing in between is
- * refused, or its new portal session ended). A pending email change of the account is cancelled
- * too (cancelPendingEmailChange). The password and credentials are unchanged. Support
+ * refused, or its new portal session ended). The password, credentials and a pending email
+ * change are unchanged: the move to a new address may be the way out of the takeover, and an
+ * admin withdraws a change that should not happen. Support
  * may do it to accounts without an operator role (assertMayActOn), a few times an hour per
  * account (action-limits.ts).
  *
@@ -141,9 +141,6 @@ export async function signAccountOutEverywhere(
   try {
     await endSignInsInProgress(ctx, account.id);
     ended = await signOutEverywhere(ctx, provider, account.id);
-    // An account signed out for a stolen device or a suspected takeover keeps no pending move to
-    // another address: the operator asks again once it is clear whose the request was.
-    await cancelPendingEmailChange(ctx, account.id, { reason: 'signed_out', actorId: operator.account_id, ip: operator.ip, userAgent: operator.user_agent });
     await recordOperatorAction(
       ctx.db,
       operator,
