@@ -18,8 +18,8 @@ const secretInPath = /^(\/(?:login\/set-password|login\/confirm-email|auth\/impe
 const pathOnly = /^\/oauth2(?:[/?]|$)/i;
 /**
  * Query parameters that carry secrets anywhere else, and those that carry an address: the login
- * page's `email` (an application's `login_hint`, copied there by src/oidc/interaction.routes.ts)
- * and `login_hint` itself. The access log must not become a list of who signs in.
+ * page's `email`, and `login_hint`: an application's, and the login page's copy of it (src/oidc/
+ * interaction.routes.ts). The access log must not become a list of who signs in.
  */
 const secretParams = /([?&](?:token|code|otp|password|session_id|email|login_hint)=)[^&]*/gi;
 /**

@@ -5,6 +5,7 @@ import { doneTarget, sameOriginPath } from '../../portal/src/login/done-target.t
 import { asksSecondFactor } from '../../portal/src/login/second-factor.ts';
 import { hasPasswordCredential, linkableProviders, providerLinkUrl, providerSignInUrl, signInProviders, singleProvider } from '../../portal/src/login/providers.ts';
 import { lockWait } from '../../portal/src/login/lock-wait.ts';
+import { backToLoginHref, resetPasswordHref } from '../../portal/src/login/login-query.ts';
 import { daysSinceAccess, parseAccessedTenants, recordAccess, sortTenants } from '../../portal/src/login/tenants.ts';
 
 const origin = 'https://id.example.com';
@@ -159,5 +160,14 @@ describe('how long a lock lasts, in words (rounded up: back when told, never sti
 
   it.each([undefined, 0, -5, Number.NaN, Number.POSITIVE_INFINITY])('no wait for %s', (seconds) => {
     expect(lockWait(seconds)).toBeNull();
+  });
+});
+
+describe('the query carried between sign-in and the reset page', () => {
+  const search = '?client_id=app&interaction=abc&lang=sv&error=locked&email=pat%40example.com&login_hint=pat%40example.com';
+  it('keeps the sign-in it belongs to, and drops what belonged to the one visit (error, email, login_hint)', () => {
+    expect(resetPasswordHref(search)).toBe('/login/reset-password?client_id=app&interaction=abc&lang=sv');
+    expect(backToLoginHref(search)).toBe('/login?client_id=app&interaction=abc&lang=sv');
+    expect(backToLoginHref('?login_hint=pat%40example.com')).toBe('/login');
   });
 });

@@ -22,7 +22,7 @@ export interface LoginFlow {
 
 export function useLoginFlow(query: URLSearchParams): LoginFlow {
   const { t } = useTranslation();
-  const [state, dispatch] = useReducer(loginReducer, query.get('email') ?? '', createInitialLoginState);
+  const [state, dispatch] = useReducer(loginReducer, query.get('email') ?? query.get('login_hint')?.trim() ?? '', createInitialLoginState);
   const sessionId = state.session?.session_id ?? query.get('session_id') ?? '';
   const cancelling = useRef<Promise<void>>(Promise.resolve());
 

@@ -100,7 +100,8 @@ function Step({ flow, title, search, query }: StepProps) {
 /**
  * On load: ping the login session (with session_id when present), then show an `error` passed in
  * the query, then start at once when `email` is in the query — unless the ping resumed a session
- * that is already past Start. A relying party's `login_hint` only fills in the address.
+ * that is already past Start. A relying party's `login_hint` only fills in the address, from the
+ * first render (useLoginFlow).
  */
 function usePingThenAutoStart(flow: LoginFlow, query: URLSearchParams, search: string): void {
   const { dispatch, submit } = flow;
@@ -109,12 +110,10 @@ function usePingThenAutoStart(flow: LoginFlow, query: URLSearchParams, search: s
     if (ran.current) return;
     ran.current = true;
     const email = query.get('email')?.trim();
-    const loginHint = query.get('login_hint')?.trim();
     const error = query.get('error');
     const afterPing = (resumed: boolean) => {
       if (error) dispatch({ type: 'failed', error: { status: 400, detail: [{ type: error, msg: '' }] } });
       else if (email && !resumed) void submit(() => loginStart(email, search));
-      else if (loginHint && !resumed) dispatch({ type: 'emailChanged', email: loginHint });
     };
     loginPing(query.get('session_id')).then(
       (answer) => {

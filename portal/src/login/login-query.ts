@@ -1,9 +1,10 @@
 /**
  * Parameters of one visit only, never carried between /login and /login/reset-password: `error`
- * is a message already shown, and `email` would start the sign-in at once on the way back (the
- * reset page starts with the address typed on the login page instead).
+ * is a message already shown, `email` would start the sign-in at once on the way back, and
+ * `login_hint` would put back the address the person may have corrected (the reset page starts
+ * with the address typed on the login page instead).
  */
-const NOT_CARRIED = ['error', 'email'];
+const NOT_CARRIED = ['error', 'email', 'login_hint'];
 
 /**
  * The query "Forgot password?" and "Back to sign in" carry, so the reset request gets `type`
