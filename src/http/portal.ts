@@ -27,6 +27,7 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
   router.use(
     '/assets',
     securityHeaders,
+    skipUndecodable,
     expressStaticGzip(join(dist, 'assets'), {
       enableBrotli: true,
       orderPreference: ['br', 'gzip'],
@@ -52,6 +53,19 @@ export function createPortalRouter(securityHeaders: RequestHandler, dist = porta
   });
   return router;
 }
+
+/**
+ * A path that does not decode names no asset: on to the app's 404 in the API's error shape
+ * (express-static-gzip would answer it itself, with a plain-text 400).
+ */
+const skipUndecodable: RequestHandler = (req, _res, next) => {
+  try {
+    decodeURIComponent(req.path);
+  } catch {
+    return next('router');
+  }
+  next();
+};
 
 /** Passes a request on to the static files unless it names an HTML file, however it is spelled. */
 const notAPage: RequestHandler = (req, _res, next) => {
