@@ -70,8 +70,8 @@ const signInErrors: Readonly<Record<string, Sentences>> = {
     sv: `Programmet skickade sin begäran om inloggning i ett format som Nyckel inte tar emot. ${misconfigured.sv}`,
   },
   unsupported_response_type: {
-    en: `The application asked for a kind of sign-in Nyckel does not allow for it. ${misconfigured.en}`,
-    sv: `Programmet bad om ett slags inloggning som Nyckel inte tillåter för det. ${misconfigured.sv}`,
+    en: `The application asked for a kind of sign-in that Nyckel does not let it use. ${misconfigured.en}`,
+    sv: `Programmet bad om ett slags inloggning som Nyckel inte låter det använda. ${misconfigured.sv}`,
   },
   login_required: {
     en: 'You need to sign in again. Go back to the application and sign in.',
