@@ -1,8 +1,8 @@
-import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operatorRecentSignInSeconds } from '../../src/admin/operator-guard.ts';
 import { loggableUrl } from '../../src/observability/access-log.ts';
 import { noticeRetrySeconds, retryFailedNotices, settleSecurityNotices } from '../../src/profile/security-notice.ts';
+import { captureLogs } from '../helpers/log-capture.ts';
 import { emailChangeSteps } from './email-change-steps.ts';
 import { createPersona, errorType, password, signIn, startAdminApp, type AdminTestApp } from './harness.ts';
 
@@ -21,32 +21,6 @@ afterAll(async () => {
 });
 
 const { fresh, requestChange, confirm, accountOf, auditOf, tokenIn, linkMail, signedInAdmin, customer, requested } = emailChangeSteps(() => t);
-
-const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
-
-/** Every call on the app's logger (and its children) from now on, kept instead of written. */
-function captureLogs(logger: Logger) {
-  const calls: unknown[] = [];
-  const previous = logger.level;
-  logger.level = 'trace';
-  const capture = (target: Pick<Logger, (typeof levels)[number]>) => {
-    for (const level of levels) vi.spyOn(target, level).mockImplementation(((...args: unknown[]) => void calls.push(args)) as never);
-  };
-  const child = logger.child.bind(logger);
-  vi.spyOn(logger, 'child').mockImplementation(((...args: Parameters<Logger['child']>) => {
-    const made = child(...args);
-    capture(made);
-    return made;
-  }) as never);
-  capture(logger);
-  return {
-    text: () => JSON.stringify(calls, (_key, value: unknown) => (value instanceof Error ? { message: value.message, stack: value.stack } : value)),
-    stop() {
-      vi.restoreAllMocks();
-      logger.level = previous;
-    },
-  };
-}
 
 afterEach(() => vi.restoreAllMocks());
 
