@@ -178,8 +178,7 @@ export async function checkResetToken(ctx: Context, token: string): Promise<{ em
 
 /**
  * Sets the new password from a reset link. The token is spent atomically (one of two concurrent
- * confirmations wins), the account's other links die, a pending email change (an operator's) is
- * cancelled, sign-ins in progress are ended (one that
+ * confirmations wins), the account's other links die, sign-ins in progress are ended (one that
  * proved the old password does not finish its second factor), the account is signed out
  * everywhere (its portal and OP sessions, every application's grant and refresh tokens, its
  * remembered devices) and a notice is mailed: "your password was changed", or, when the link set
