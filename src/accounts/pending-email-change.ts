@@ -46,8 +46,8 @@ const confirmedTtlSeconds = 600;
 /**
  * What the store keeps under a token: `pending` until it is confirmed, `confirmed` from just
  * before the change commits until its sign-out everywhere is done (the claim's random `claim`
- * tells this confirmation's marker from another's), `ended` once withdrawn, cancelled, replaced,
- * refused or done. A value without `state` was written before states existed: pending.
+ * tells this confirmation's marker from another's), `ended` once withdrawn, replaced, refused
+ * or done. A value without `state` was written before states existed: pending.
  */
 interface StoredChange extends PendingEmailChange {
   state?: 'pending' | 'confirmed' | 'ended';
@@ -121,7 +121,7 @@ async function endChangeAt(ctx: StoreContext, key: string): Promise<PendingEmail
 /**
  * The change a token stands for, read, not taken: a confirmation spends it only as its change
  * commits (claimPendingEmailChange), so a failure before that (the database down) leaves the link
- * for Try again. Null for an unknown, used, replaced, withdrawn, cancelled or expired token.
+ * for Try again. Null for an unknown, used, replaced, withdrawn or expired token.
  */
 export async function findPendingEmailChange(ctx: StoreContext, token: string): Promise<FoundEmailChange | null> {
   const key = changeKey(token);
@@ -141,18 +141,17 @@ export function confirmedMarker(found: FoundEmailChange): string {
 
 /**
  * Spends the link for a confirmation about to commit: only while it is still exactly as read, so
- * of two confirmations one claims it, and a withdrawal, cancellation or newer request meanwhile
- * wins (false). Kept as `marker` (confirmedMarker) for a while, for Try again.
+ * of two confirmations one claims it, and a withdrawal or newer request meanwhile wins (false). Kept as `marker` (confirmedMarker) for a while, for Try again.
  */
 export async function claimPendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<boolean> {
   return ctx.store.replaceIfUnchanged(found.key, found.raw, marker, confirmedTtlSeconds);
 }
 
 /**
- * Gives the link back after a claim whose commit failed: the change did not happen (or did, and
- * was reported failed: the confirmation tried again finishes it), and Try again may make it. Not
- * when a newer request replaced it meanwhile (the account's change is another one now): that
- * request's replacement skipped it, as it was being confirmed, and it must not come back.
+ * Gives the link back after a claim whose commit failed: the change did not happen, and Try again
+ * may make it. Not when a newer request replaced it meanwhile (the account's change is another one
+ * now): that request's replacement skipped it, as it was being confirmed, and it must not come
+ * back. (A withdrawal in that moment answers "nothing pending", and the link still comes back.)
  */
 export async function restorePendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<void> {
   const ttl = Math.ceil((found.pending.expiresAt - ctx.now().getTime()) / 1000);
@@ -188,12 +187,11 @@ export interface EmailChangeCancellation {
   userAgent: string | null;
 }
 
-/**
- * Nothing else cancels a pending change: not a password reset (whoever holds the old mailbox, the
- * very reason for the move, could then block it forever), nor an operator's sign-out everywhere
- * (the move may be the way out of a takeover). An admin withdraws a change that should not happen
- * (src/admin/accounts/email-change.service.ts).
- */
+// Nothing else cancels a pending change: not a password reset (whoever holds the old mailbox, the
+// very reason for the move, could then block it forever), nor an operator's sign-out everywhere
+// (the move may be the way out of a takeover). An admin withdraws a change that should not happen
+// (src/admin/accounts/email-change.service.ts).
+
 /** The `account.email_change_cancelled` row of a pending change that ended unconfirmed. */
 export async function recordCancelledEmailChange(
   ctx: Pick<Context, 'db' | 'now'>,

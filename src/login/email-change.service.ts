@@ -127,9 +127,6 @@ interface Moved {
 async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: Pick<ClientInfo, 'ip' | 'userAgent'>, now: Date): Promise<Moved | Refusal> {
   if (!(await lockAccountRow(trx, pending.accountId))) return 'account_gone';
   const account = (await trx('accounts').where({ id: pending.accountId }).first('email')) as { email: string };
-  // This very change, committed by a confirmation whose commit was reported as failed (the
-  // connection lost after COMMIT): the link was given back, and Try again finishes the work.
-  if (normalizeEmail(account.email) === pending.newEmail) return { unlinked: false };
   if (normalizeEmail(account.email) !== pending.previousEmail) return 'address_changed';
   if ((await findOperatorRole(trx, pending.accountId)) !== null) return 'operator_account';
   const holder = await findAccountByEmail(trx, pending.newEmail);

@@ -87,29 +87,6 @@ describe('Try again after a confirmation answered 503', () => {
     expect(await auditOf(person.id, 'account.email_changed')).toHaveLength(1);
   });
 
-  it('finishes when the commit went through but was reported failed (the connection lost after COMMIT)', async () => {
-    const { operator } = await signedInAdmin();
-    const person = await customer();
-    const personBrowser = await signIn(t, person);
-    const target = fresh('ambiguous');
-    const token = await requested(operator, person, target);
-    const real = t.ctx.db.transaction.bind(t.ctx.db) as (work: (trx: unknown) => Promise<unknown>) => Promise<unknown>;
-    vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce((async (work: (trx: unknown) => Promise<unknown>) => {
-      await real(work);
-      throw connectionLost();
-    }) as never);
-    expect((await confirm(token)).status).toBe(503);
-    vi.restoreAllMocks();
-    expect((await accountOf(person.id)).email).toBe(target);
-
-    const retry = await confirm(token);
-    expect([retry.status, retry.body]).toEqual([200, { status: 'changed', email: target }]);
-    expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
-    expect(await auditOf(person.id, 'account.email_change_refused')).toEqual([]);
-    const spent = await confirm(token);
-    expect([spent.status, errorType(spent)]).toEqual([406, 'invalid_token']);
-  });
-
   it('does not give the link back when a newer request replaced it while its commit failed', async () => {
     const { operator } = await signedInAdmin();
     const person = await customer();

@@ -77,8 +77,8 @@ export function activityText(event: ActivityEvent): ActivityText {
       return action('email_changed', { email: details.email ?? '' });
     case 'operator.account.email_change_withdrawn':
       return action('operator_email_change_withdrawn', { email: details.email ?? '' });
-    // Whatever ended it (a newer request, a sign-out everywhere, a reset) or refused it: the line
-    // names the address; the reason stays in the audit log.
+    // Ended by a newer request, or refused: the line names the address; the reason stays in the
+    // audit log.
     case 'account.email_change_cancelled':
       return action('email_change_cancelled', { email: details.email ?? '' });
     case 'account.email_change_refused':
