@@ -24,6 +24,13 @@ export interface PendingEmailChange {
   operatorId: string;
   /** Epoch ms; checked as well as the store's TTL, so the injected clock decides in tests too. */
   expiresAt: number;
+  /**
+   * This change's own id (random, not derived from the token), named by its
+   * `account.email_changed` row: a confirmation finding the account already moved tells this
+   * change, committed though reported failed, from another link's. Absent from changes kept before
+   * ids were given: a confirmation of one that finds the account already moved refuses it.
+   */
+  changeId?: string;
 }
 
 type StoreContext = Pick<Context, 'store' | 'now'>;
@@ -63,12 +70,13 @@ export interface FoundEmailChange {
   raw: string;
 }
 
-const pendingOf = ({ accountId, previousEmail, newEmail, operatorId, expiresAt }: StoredChange): PendingEmailChange => ({
+const pendingOf = ({ accountId, previousEmail, newEmail, operatorId, expiresAt, changeId }: StoredChange): PendingEmailChange => ({
   accountId,
   previousEmail,
   newEmail,
   operatorId,
   expiresAt,
+  ...(changeId !== undefined && { changeId }),
 });
 
 /** The store has no compare-and-delete: an ended change is overwritten by this tombstone, briefly. */
@@ -89,11 +97,16 @@ const endedTtlSeconds = 60;
  */
 export async function createPendingEmailChange(
   ctx: StoreContext,
-  change: Omit<PendingEmailChange, 'expiresAt'>,
+  change: Omit<PendingEmailChange, 'expiresAt' | 'changeId'>,
 ): Promise<{ token: string; replaced: PendingEmailChange | null }> {
   const token = randomBytes(32).toString('base64url');
   const key = changeKey(token);
-  const pending: StoredChange = { ...change, expiresAt: ctx.now().getTime() + emailChangeTtlSeconds * 1000, state: 'pending' };
+  const pending: StoredChange = {
+    ...change,
+    expiresAt: ctx.now().getTime() + emailChangeTtlSeconds * 1000,
+    changeId: randomBytes(16).toString('base64url'),
+    state: 'pending',
+  };
   await ctx.store.set(key, JSON.stringify(pending), emailChangeTtlSeconds);
   const index = accountKey(change.accountId);
   for (;;) {
@@ -148,10 +161,11 @@ export async function claimPendingEmailChange(ctx: StoreContext, found: FoundEma
 }
 
 /**
- * Gives the link back after a claim whose commit failed: the change did not happen, and Try again
- * may make it. Not when a newer request replaced it meanwhile (the account's change is another one
- * now): that request's replacement skipped it, as it was being confirmed, and it must not come
- * back. (A withdrawal in that moment answers "nothing pending", and the link still comes back.)
+ * Gives the link back after a claim whose commit failed: the change did not happen (or did, and
+ * was reported failed: Try again finishes it, as confirmEmailChange tells), and Try again may make
+ * it. Not when a newer request replaced it meanwhile (the account's change is another one now):
+ * that request's replacement skipped it, as it was being confirmed, and it must not come back. (A
+ * withdrawal in that moment answers "nothing pending", and the link still comes back.)
  */
 export async function restorePendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<void> {
   const ttl = Math.ceil((found.pending.expiresAt - ctx.now().getTime()) / 1000);

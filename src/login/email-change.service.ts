@@ -4,6 +4,7 @@ import {
   claimPendingEmailChange,
   confirmedMarker,
   emailChangeErrors,
+  emailChangeTtlSeconds,
   findPendingEmailChange,
   restorePendingEmailChange,
   spendPendingEmailChange,
@@ -36,9 +37,20 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * just before the commit (claimPendingEmailChange: only while it is still as read, so of two
  * confirmations, or a confirmation and a withdrawal, one wins). A failure before the commit (the
  * database gone for a moment: 503) thus leaves the link for the portal's Try again, and a commit
- * that fails after the claim gives it back. Once committed the link is kept as confirmed until the
- * account is signed out everywhere: when that fails (the store down: 503), Try again answers 200
- * and finishes it, instead of calling the link invalid while the address did change.
+ * that fails after the claim gives it back, unless a newer request replaced it meanwhile
+ * (restorePendingEmailChange): then the link is gone.
+ *
+ * A commit reported failed may have gone through (the connection lost after COMMIT reached the
+ * server): the link is given back all the same, and Try again finds the account already at the
+ * new address. It then finishes the change as below, answering 200, only when the
+ * `account.email_changed` row of this very change is there (its `change_id`): the account may have
+ * reached that address some other way (another link to it, confirmed first), and that change's
+ * notices and sign-out were its own. Anything else at the new address is refused
+ * (`address_changed`).
+ *
+ * Once committed the link is kept as confirmed until the account is signed out everywhere: when
+ * that fails (the store down: 503), Try again answers 200 and finishes it, instead of calling the
+ * link invalid while the address did change.
  *
  * Then, as after a reset: a security notice to the account (now the new address, saying when
  * Google or Microsoft links went: `credentialType: 'oidc'`), a mail to the old one (kept and
@@ -108,8 +120,9 @@ interface Moved {
 }
 
 /**
- * The change, holding the account's row (as every writer of its password and links does).
- * Answers the refusal, having written nothing, unless:
+ * The change, holding the account's row (as every writer of its password and links does). This
+ * very change committed already (committedBefore) is answered as made, writing nothing again.
+ * Else answers the refusal, having written nothing, unless:
  * - the account still has the address the operator saw (`address_changed`, 406): something
  *   changed it meanwhile, and a confirmation must not undo that;
  * - the account still holds no operator role (`operator_account`, 406): one granted since the
@@ -127,6 +140,10 @@ interface Moved {
 async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: Pick<ClientInfo, 'ip' | 'userAgent'>, now: Date): Promise<Moved | Refusal> {
   if (!(await lockAccountRow(trx, pending.accountId))) return 'account_gone';
   const account = (await trx('accounts').where({ id: pending.accountId }).first('email')) as { email: string };
+  if (normalizeEmail(account.email) === pending.newEmail) {
+    const made = await committedBefore(trx, pending);
+    if (made) return made;
+  }
   if (normalizeEmail(account.email) !== pending.previousEmail) return 'address_changed';
   if ((await findOperatorRole(trx, pending.accountId)) !== null) return 'operator_account';
   const holder = await findAccountByEmail(trx, pending.newEmail);
@@ -145,7 +162,7 @@ async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: 
     target_account_id: pending.accountId,
     ip: client.ip,
     user_agent: client.userAgent,
-    details: { previous_email: pending.previousEmail, email: pending.newEmail, requested_by: pending.operatorId },
+    details: { previous_email: pending.previousEmail, email: pending.newEmail, requested_by: pending.operatorId, ...changeIdOf(pending) },
     at: now,
   });
   for (const link of links) {
@@ -154,11 +171,35 @@ async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: 
       target_account_id: pending.accountId,
       ip: client.ip,
       user_agent: client.userAgent,
-      details: { credential_id: link.id, type: 'oidc', provider: link.provider, via: 'email_change' },
+      details: { credential_id: link.id, type: 'oidc', provider: link.provider, via: 'email_change', ...changeIdOf(pending) },
       at: now,
     });
   }
   return { unlinked: links.length > 0 };
+}
+
+/** The change's id for its audit rows: a random id, never the token or a hash of it (audit.ts). */
+const changeIdOf = (pending: PendingEmailChange) => (pending.changeId === undefined ? {} : { change_id: pending.changeId });
+
+/**
+ * This change as its own earlier confirmation committed it, told by the `change_id` of its
+ * `account.email_changed` row (and of the `credential.removed` rows, which say whether Google or
+ * Microsoft links went), or null: a change kept before changes had ids cannot be told from
+ * another's, and is not taken for its own. Only rows of about the link's lifetime are read, off
+ * the (target_account_id, at) index, as anyone can add rows about an account (a failed sign-in
+ * naming it): from an hour before the link was made, as the instance that made it may have a clock
+ * ahead of this one's.
+ */
+async function committedBefore(trx: Queryable, pending: PendingEmailChange): Promise<Moved | null> {
+  if (pending.changeId === undefined) return null;
+  const rows = (await trx('audit_events')
+    .where({ target_account_id: pending.accountId })
+    .where('at', '>=', new Date(pending.expiresAt - 2 * emailChangeTtlSeconds * 1000))
+    .whereIn('action', ['account.email_changed', 'credential.removed'])
+    .whereRaw("details->>'change_id' = ?", [pending.changeId])
+    .select('action')) as { action: string }[];
+  if (!rows.some((row) => row.action === 'account.email_changed')) return null;
+  return { unlinked: rows.some((row) => row.action === 'credential.removed') };
 }
 
 /** Why a confirmation was refused; each answers 406 `invalid_token` but a taken address (409). */

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { emailChangeSteps } from './email-change-steps.ts';
 import { errorType, signIn, startAdminApp, type AdminTestApp } from './harness.ts';
@@ -17,10 +18,48 @@ afterAll(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const { fresh, confirm, accountOf, auditOf, signedInAdmin, customer, requested } = emailChangeSteps(() => t);
+const { fresh, confirm, accountOf, auditOf, signedInAdmin, customer, requested, requestChange, linkMail, tokenIn } = emailChangeSteps(() => t);
 
 /** What node-postgres throws when the server goes away mid-request: answered 503. */
 const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), {});
+
+type Work = (trx: unknown) => Promise<unknown>;
+const realTransaction = () => t.ctx.db.transaction.bind(t.ctx.db) as (work: Work) => Promise<unknown>;
+
+/**
+ * The next transaction does all its work (the link claimed last) and fails instead of committing;
+ * `meanwhile` runs once it has failed, before the confirmation gives the link back.
+ */
+function commitFails(meanwhile: () => Promise<void> = async () => {}) {
+  const real = realTransaction();
+  vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce(((work: Work) =>
+    real(async (trx) => {
+      await work(trx);
+      throw connectionLost();
+    }).catch(async (error: unknown) => {
+      vi.restoreAllMocks();
+      await meanwhile();
+      throw error;
+    })) as never);
+}
+
+/** The next transaction commits, and then the connection is lost: the commit is reported failed. */
+function commitReportedFailed() {
+  const real = realTransaction();
+  vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce((async (work: Work) => {
+    await real(work);
+    throw connectionLost();
+  }) as never);
+}
+
+/** The mails a confirmed change sends: the security notice to the new address, the mail to the old one. */
+async function changeMails(oldEmail: string, newEmail: string) {
+  await settleSecurityNotices();
+  return {
+    notices: t.mail.to(newEmail).filter((m) => m.subject === 'This is now the email address of your account').length,
+    toOld: t.mail.to(oldEmail).filter((m) => m.subject === 'Your account has a new email address').length,
+  };
+}
 
 describe('Try again after a confirmation answered 503', () => {
   it('confirms when the database failed before the change', async () => {
@@ -91,22 +130,80 @@ describe('Try again after a confirmation answered 503', () => {
     const { operator } = await signedInAdmin();
     const person = await customer();
     const token = await requested(operator, person, fresh('replaced'));
-    const newer = fresh('newer');
-    const real = t.ctx.db.transaction.bind(t.ctx.db) as (work: (trx: unknown) => Promise<unknown>) => Promise<unknown>;
-    vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce(((work: (trx: unknown) => Promise<unknown>) =>
-      real(async (trx) => {
-        await work(trx);
-        throw connectionLost();
-      }).catch(async (error: unknown) => {
-        // The newer request lands between the claim and the failed commit's giving back.
-        vi.restoreAllMocks();
-        await requested(operator, person, newer);
-        throw error;
-      })) as never);
+    // The newer request lands between the claim and the failed commit's giving back.
+    commitFails(async () => {
+      await requested(operator, person, fresh('newer'));
+    });
     expect((await confirm(token)).status).toBe(503);
     vi.restoreAllMocks();
     const late = await confirm(token);
     expect([late.status, errorType(late)]).toEqual([406, 'invalid_token']);
     expect((await accountOf(person.id)).email).toBe(person.email);
+  });
+
+  it('finishes when the commit went through but was reported failed (the connection lost after COMMIT)', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const personBrowser = await signIn(t, person);
+    const target = fresh('ambiguous');
+    const token = await requested(operator, person, target);
+    commitReportedFailed();
+    expect((await confirm(token)).status).toBe(503);
+    vi.restoreAllMocks();
+    expect((await accountOf(person.id)).email).toBe(target);
+    expect(await changeMails(person.email, target)).toEqual({ notices: 0, toOld: 0 });
+
+    const retry = await confirm(token);
+    expect([retry.status, retry.body]).toEqual([200, { status: 'changed', email: target }]);
+    expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
+    expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
+    expect(await auditOf(person.id, 'account.email_change_refused')).toEqual([]);
+    expect(await auditOf(person.id, 'account.email_changed')).toEqual([
+      { actor_id: null, details: expect.objectContaining({ email: target, change_id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) }) },
+    ]);
+    const spent = await confirm(token);
+    expect([spent.status, errorType(spent)]).toEqual([406, 'invalid_token']);
+  });
+
+  it('refuses, sending nothing, a second link to the same address once the first one moved the account', async () => {
+    const { admin, operator } = await signedInAdmin();
+    const person = await customer();
+    const target = fresh('twice');
+    const first = await requested(operator, person, target);
+    // A second request for the same address, held after it has read the account (still at the
+    // old address) and kept its link, until the first link has been confirmed.
+    const get = t.ctx.store.get.bind(t.ctx.store);
+    let reached: () => void = () => {};
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    vi.spyOn(t.ctx.store, 'get').mockImplementation(async (key) => {
+      if (holding && key === `email-change-account:${person.id}`) {
+        holding = false;
+        reached();
+        await released;
+      }
+      return get(key);
+    });
+    // then(): supertest sends only once asked for the answer.
+    const secondRequest = requestChange(operator, person.id, target).then((res) => res);
+    await held;
+    expect((await confirm(first)).status).toBe(200);
+    release();
+    expect((await secondRequest).status).toBe(202);
+    vi.restoreAllMocks();
+    const second = tokenIn(await linkMail(target))!;
+    expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
+    const movedBrowser = await signIn(t, { ...person, email: target });
+
+    const res = await confirm(second);
+    expect([res.status, errorType(res)]).toEqual([406, 'invalid_token']);
+    expect(await auditOf(person.id, 'account.email_change_refused')).toEqual([
+      { actor_id: null, details: { email: target, reason: 'address_changed', requested_by: admin.id } },
+    ]);
+    expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
+    expect((await movedBrowser.get('/oauth2/userinfo')).status).toBe(200);
+    expect(await auditOf(person.id, 'account.email_changed')).toHaveLength(1);
   });
 });

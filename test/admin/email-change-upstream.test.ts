@@ -28,12 +28,23 @@ const loginPath = (sessionId: string) => `/auth/login/oauth/google?session_id=${
 /**
  * An admin moves the account to `newEmail` and the link is confirmed; the security notice to the
  * new address fails its first try, so what it says stays kept (security_notice_retries) to be read.
+ * With `commitReportedFailed`, the first confirmation's commit goes through but is reported failed
+ * (503), and the confirmation tried again finishes it.
  */
-async function moveKeepingNotice(accountId: string, newEmail: string): Promise<Record<string, unknown>[]> {
+async function moveKeepingNotice(accountId: string, newEmail: string, options: { commitReportedFailed?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const operator = await signIn(t, await createPersona(t.ctx, { role: 'admin', totp: true }));
   expect((await operator.post(`/api/accounts/${accountId}/email-change`).send({ email: newEmail })).status).toBe(202);
   const mailed = await t.mail.waitFor(newEmail, (m) => m.subject === 'Confirm your new email address');
   const token = /\/login\/confirm-email\/([A-Za-z0-9_-]+)/.exec(mailed.text)![1]!;
+  if (options.commitReportedFailed) {
+    const real = t.ctx.db.transaction.bind(t.ctx.db) as (work: (trx: unknown) => Promise<unknown>) => Promise<unknown>;
+    vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce((async (work: (trx: unknown) => Promise<unknown>) => {
+      await real(work);
+      throw new Error('Connection terminated unexpectedly');
+    }) as never);
+    expect((await t.agent().post('/auth/email-change/confirm').send({ token })).status).toBe(503);
+    vi.restoreAllMocks();
+  }
   const send = t.ctx.mailer.send.bind(t.ctx.mailer);
   vi.spyOn(t.ctx.mailer, 'send').mockImplementation(async (message) => {
     if (message.to === newEmail && message.kind === 'security_notice') throw new Error('mail server gone');
@@ -65,8 +76,12 @@ describe('a confirmed email change', () => {
     const notices = await moveKeepingNotice(account.id, newEmail);
 
     expect(await oidcCredentials(t, account.id)).toEqual([]);
-    const removed = (await auditActions(t, account.id)).filter((row) => row.action === 'credential.removed');
-    expect(removed.map((row) => row.details)).toEqual([{ credential_id: link!.id, type: 'oidc', provider: link!.provider, via: 'email_change' }]);
+    const rows = await auditActions(t, account.id);
+    const removed = rows.filter((row) => row.action === 'credential.removed');
+    // The change's id, as its account.email_changed row names it: a Try again after a commit reported failed reads both.
+    const changeId = rows.find((row) => row.action === 'account.email_changed')?.details.change_id;
+    expect(changeId).toEqual(expect.any(String));
+    expect(removed.map((row) => row.details)).toEqual([{ credential_id: link!.id, type: 'oidc', provider: link!.provider, via: 'email_change', change_id: changeId }]);
     expect(notices).toEqual([expect.objectContaining({ change: 'operator_email_changed', credentialType: 'oidc' })]);
 
     // oldcorp's admin, who holds the Workspace account pat@oldcorp, cannot sign in as Pat with it.
@@ -74,6 +89,20 @@ describe('a confirmed email change', () => {
     const res = await roundTrip(intruder, google, loginPath(await startLogin(intruder, newEmail)), { account: { sub, ...googleVerified(oldEmail) } });
     expect(errorOf(locationOf(res))).not.toBeNull();
     expect((await intruder.get('/oauth2/userinfo')).status).toBe(401);
+  });
+
+  it('says so in the notice too when Try again finishes a change whose commit was reported failed', async () => {
+    const stamp = Date.now().toString(36);
+    const oldEmail = `kim-${stamp}@oldcorp.example`;
+    const account = await createAccount(t.ctx.db, { email: oldEmail, password: 'Correct-Horse-42!' });
+    const first = t.agent();
+    await roundTrip(first, google, loginPath(await startLogin(first, oldEmail)), { account: { sub: `workspace-${stamp}`, ...googleVerified(oldEmail) } });
+    expect(await oidcCredentials(t, account.id)).toHaveLength(1);
+
+    const notices = await moveKeepingNotice(account.id, `kim-${stamp}@personal.example`, { commitReportedFailed: true });
+
+    expect(await oidcCredentials(t, account.id)).toEqual([]);
+    expect(notices).toEqual([expect.objectContaining({ change: 'operator_email_changed', credentialType: 'oidc' })]);
   });
 
   it('unlinks nothing, and says nothing of it, for an account without such links', async () => {
