@@ -163,14 +163,18 @@ export async function claimPendingEmailChange(ctx: StoreContext, found: FoundEma
 /**
  * Gives the link back after a claim whose commit failed: the change did not happen (or did, and
  * was reported failed: Try again finishes it, as confirmEmailChange tells), and Try again may make
- * it. Not when a newer request replaced it meanwhile (the account's change is another one now):
- * that request's replacement skipped it, as it was being confirmed, and it must not come back. (A
- * withdrawal in that moment answers "nothing pending", and the link still comes back.)
+ * it. Only while the account's key still names it: a newer request or a withdrawal meanwhile
+ * replaced that key (each skipped the link, as it was being confirmed), and the link must not come
+ * back. The key is read again after the write, as either of them may replace it in between: each
+ * replaces it first and then ends the link if it is pending, so either that ending sees the link
+ * given back, or this second read sees the key replaced and ends the link here.
  */
 export async function restorePendingEmailChange(ctx: StoreContext, found: FoundEmailChange, marker: string): Promise<void> {
   const ttl = Math.ceil((found.pending.expiresAt - ctx.now().getTime()) / 1000);
-  if (ttl <= 0 || (await ctx.store.get(accountKey(found.pending.accountId))) !== found.key) return;
-  await ctx.store.replaceIfUnchanged(found.key, marker, found.raw, ttl);
+  const index = accountKey(found.pending.accountId);
+  if (ttl <= 0 || (await ctx.store.get(index)) !== found.key) return;
+  if (!(await ctx.store.replaceIfUnchanged(found.key, marker, found.raw, ttl))) return;
+  if ((await ctx.store.get(index)) !== found.key) await spendPendingEmailChange(ctx, found);
 }
 
 /**
@@ -183,13 +187,34 @@ export async function spendPendingEmailChange(ctx: StoreContext, found: Pick<Fou
 
 /**
  * Ends the account's pending change, if it has one, and answers it (null when there was none:
- * never asked, expired, confirmed or ended): its link stops working at once. Compare-and-set, as
- * a confirmation claims it, so of an ending and a confirmation at the same moment exactly one
- * gets the change.
+ * never asked, expired, confirmed, being confirmed or ended): its link stops working at once.
+ * Compare-and-set, as a confirmation claims it, so of an ending and a confirmation at the same
+ * moment exactly one gets the change.
+ *
+ * A link being confirmed (claimed, its change not yet known to be committed) is not there to end,
+ * but the account's key is taken from it (compare-and-set, as a newer request does), so that a
+ * confirmation whose commit then fails does not give it back (restorePendingEmailChange): "nothing
+ * pending" stays true whichever way the commit goes. Then the link is ended after all if it was
+ * given back in between.
  */
 export async function endPendingEmailChange(ctx: StoreContext, accountId: string): Promise<PendingEmailChange | null> {
-  const key = await ctx.store.get(accountKey(accountId));
-  return key ? endChangeAt(ctx, key) : null;
+  const index = accountKey(accountId);
+  for (;;) {
+    const key = await ctx.store.get(index);
+    const raw = key && (await ctx.store.get(key));
+    if (!key || !raw) return null;
+    const stored = JSON.parse(raw) as StoredChange;
+    const state = stored.state ?? 'pending';
+    if (state === 'pending') {
+      if (stored.expiresAt <= ctx.now().getTime()) return null;
+      if (await ctx.store.replaceIfUnchanged(key, raw, ended, endedTtlSeconds)) return pendingOf(stored);
+    } else if (state === 'confirmed') {
+      // Any value but the link's key will do: nothing is kept under this one.
+      if (await ctx.store.replaceIfUnchanged(index, key, `withdrawn:${key}`, endedTtlSeconds)) return endChangeAt(ctx, key);
+    } else {
+      return null;
+    }
+  }
 }
 
 /** What ended a pending change other than its confirmation or an operator's withdrawal: a newer request. */

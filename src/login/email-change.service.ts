@@ -37,7 +37,7 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * just before the commit (claimPendingEmailChange: only while it is still as read, so of two
  * confirmations, or a confirmation and a withdrawal, one wins). A failure before the commit (the
  * database gone for a moment: 503) thus leaves the link for the portal's Try again, and a commit
- * that fails after the claim gives it back, unless a newer request replaced it meanwhile
+ * that fails after the claim gives it back, unless a newer request or a withdrawal came meanwhile
  * (restorePendingEmailChange): then the link is gone.
  *
  * A commit reported failed may have gone through (the connection lost after COMMIT reached the

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const { fresh, confirm, accountOf, auditOf, signedInAdmin, customer, requested, requestChange, linkMail, tokenIn } = emailChangeSteps(() => t);
+const { fresh, confirm, accountOf, auditOf, signedInAdmin, customer, requested, requestChange, withdraw, linkMail, tokenIn } = emailChangeSteps(() => t);
 
 /** What node-postgres throws when the server goes away mid-request: answered 503. */
 const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), {});
@@ -205,5 +205,68 @@ describe('Try again after a confirmation answered 503', () => {
     expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
     expect((await movedBrowser.get('/oauth2/userinfo')).status).toBe(200);
     expect(await auditOf(person.id, 'account.email_changed')).toHaveLength(1);
+  });
+});
+
+describe('a withdrawal while the link is being confirmed', () => {
+  it('answers nothing pending, and the link is not given back when the commit fails', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const token = await requested(operator, person, fresh('withdrawn'));
+    let withdrawal: Awaited<ReturnType<typeof withdraw>> | undefined;
+    commitFails(async () => {
+      withdrawal = await withdraw(operator, person.id);
+    });
+    expect((await confirm(token)).status).toBe(503);
+    expect([withdrawal?.status, errorType(withdrawal!)]).toEqual([404, 'account/no-pending-email-change']);
+
+    const late = await confirm(token);
+    expect([late.status, errorType(late)]).toEqual([406, 'invalid_token']);
+    expect((await accountOf(person.id)).email).toBe(person.email);
+    expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
+  });
+
+  it('is not undone by a giving back that checked just before it', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const token = await requested(operator, person, fresh('between'));
+    // The withdrawal lands after the giving back saw the link still the account's, before its write.
+    const replace = t.ctx.store.replaceIfUnchanged.bind(t.ctx.store);
+    let withdrawal: Awaited<ReturnType<typeof withdraw>> | undefined;
+    commitFails(async () => {
+      vi.spyOn(t.ctx.store, 'replaceIfUnchanged').mockImplementation(async (key, expected, value, ttl) => {
+        if (withdrawal === undefined && key.startsWith('email-change:') && JSON.parse(value).state === 'pending') {
+          withdrawal = await withdraw(operator, person.id);
+        }
+        return replace(key, expected, value, ttl);
+      });
+    });
+    expect((await confirm(token)).status).toBe(503);
+    vi.restoreAllMocks();
+    expect(withdrawal?.status).toBe(404);
+
+    const late = await confirm(token);
+    expect([late.status, errorType(late)]).toEqual([406, 'invalid_token']);
+    expect((await accountOf(person.id)).email).toBe(person.email);
+  });
+
+  it('leaves the change standing when the commit goes through', async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const target = fresh('first');
+    const token = await requested(operator, person, target);
+    // Committed, and the link still held as confirmed: the sign-out everywhere has not run yet.
+    const real = realTransaction();
+    let withdrawal: Awaited<ReturnType<typeof withdraw>> | undefined;
+    vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce((async (work: Work) => {
+      const done = await real(work);
+      withdrawal = await withdraw(operator, person.id);
+      return done;
+    }) as never);
+    const res = await confirm(token);
+    expect([res.status, res.body]).toEqual([200, { status: 'changed', email: target }]);
+    expect([withdrawal?.status, errorType(withdrawal!)]).toEqual([404, 'account/no-pending-email-change']);
+    expect((await accountOf(person.id)).email).toBe(target);
+    expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
   });
 });

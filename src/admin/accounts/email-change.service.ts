@@ -80,7 +80,9 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
  * holder complains): asking again for the current address is refused as unchanged and would not
  * end it. Admin, as the request; no recent sign-in needed, since it only takes something away.
  * 404 `account/no-pending-email-change` when there is none (confirmed, expired, already ended),
- * which changes and records nothing.
+ * which records nothing. Also while the link is being confirmed at that very moment: the person
+ * came first, and the change stands if its commit goes through; if it fails, the link is not given
+ * back for the portal's Try again (endPendingEmailChange), so the answer holds either way.
  *
  * The row follows the withdrawal, as a sign-out's does: it names the address the change would
  * have moved the account to. A failure between the two is logged with what was withdrawn.
