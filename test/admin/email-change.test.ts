@@ -80,7 +80,7 @@ describe('an operator changes an account’s email address', () => {
         { actor_id: admin.id, details: { role: 'admin', email: newEmail } },
       ]);
       expect(await auditOf(person.id, 'account.email_changed')).toEqual([
-        { actor_id: null, details: { previous_email: person.email, email: newEmail, requested_by: admin.id } },
+        { actor_id: null, details: { previous_email: person.email, email: newEmail, requested_by: admin.id, change_id: expect.any(String) } },
       ]);
       const everything = JSON.stringify(await t.ctx.db('audit_events').select('*'));
       expect(everything).not.toContain(token);
