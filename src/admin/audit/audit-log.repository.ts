@@ -5,6 +5,8 @@ export interface AuditFilter {
   target?: string | undefined;
   action?: string | undefined;
   since?: Date | undefined;
+  /** An event's id: only events after it in the listing's order (older ones) are answered. */
+  before?: string | undefined;
   limit: number;
 }
 
@@ -22,7 +24,19 @@ export interface AuditRow {
   details: Record<string, unknown>;
 }
 
-/** Newest first; every filter is an indexed column of audit_events. */
+export async function auditEventExists(db: Queryable, id: string): Promise<boolean> {
+  return (await db('audit_events').where({ id }).first(db.raw('1 as found'))) !== undefined;
+}
+
+/**
+ * Newest first, by (at, id): `at` is the event's own time, which an insert may give out of id
+ * order, so id only breaks ties. Every filter is an indexed column of audit_events.
+ *
+ * `before` pages by keyset: the events that sort after the named one. Its (at, id) is read in the
+ * same statement, so the comparison uses `at` at PostgreSQL's full microsecond precision (a JS
+ * Date would round it to milliseconds and skip or repeat events of the same millisecond), and
+ * events written meanwhile neither shift nor repeat a page the way an offset would.
+ */
 export async function findAuditEvents(db: Queryable, filter: AuditFilter): Promise<AuditRow[]> {
   const query = db('audit_events as e')
     .leftJoin('accounts as actor', 'actor.id', 'e.actor_id')
@@ -46,5 +60,6 @@ export async function findAuditEvents(db: Queryable, filter: AuditFilter): Promi
   if (filter.target) query.where('e.target_account_id', filter.target);
   if (filter.action) query.where('e.action', filter.action);
   if (filter.since) query.where('e.at', '>=', filter.since);
+  if (filter.before) query.whereRaw('(e.at, e.id) < (select c.at, c.id from audit_events c where c.id = ?)', [filter.before]);
   return (await query) as AuditRow[];
 }
