@@ -177,6 +177,25 @@ describe('reset-password email', () => {
     expect(JSON.stringify(audit)).not.toContain('set-password');
   });
 
+  it.each(['support', 'admin'] as const)(
+    "of an account with the %s role is refused to support (403): no link, no mail, no row, and the colleague's own reset still goes out",
+    async (role) => {
+      const colleague = await createPersona(t.ctx, { role, totp: true, email: `colleague-${role}@reset.test` });
+      for (let i = 0; i < 6; i += 1) {
+        const refused = await support.post(`/api/accounts/${colleague.id}/reset-password`);
+        expect([refused.status, refused.body]).toEqual([403, { detail: [{ type: 'forbidden', msg: 'Not allowed' }] }]);
+      }
+      expect(await t.ctx.db('password_reset_tokens').where({ account_id: colleague.id })).toHaveLength(0);
+      expect(await t.ctx.db('audit_events').where({ target_account_id: colleague.id })).toHaveLength(0);
+      expect(t.mail.to(colleague.email)).toHaveLength(0);
+      // The address's mail budget is untouched: the colleague's own "forgot password" mails them.
+      expect((await t.agent().post('/auth/reset/request').send({ email: colleague.email })).status).toBe(200);
+      await t.mail.waitFor(colleague.email);
+      // An admin may.
+      expect((await admin.post(`/api/accounts/${colleague.id}/reset-password`)).status).toBe(200);
+    },
+  );
+
   it('404 for an unknown account, 422 for a malformed id', async () => {
     const unknown = await support.post('/api/accounts/0b0e8f8e-8d8a-4c4b-9d6e-111111111111/reset-password');
     expect([unknown.status, errorType(unknown)]).toEqual([404, 'not_found']);
@@ -336,7 +355,7 @@ describe('active password-reset links', () => {
 
   it("never lists an operator account's link, though its reset mail is sent", async () => {
     const colleague = await createPersona(t.ctx, { role: 'admin', totp: true, email: 'colleague-admin@links.test' });
-    const sent = await support.post(`/api/accounts/${colleague.id}/reset-password`);
+    const sent = await admin.post(`/api/accounts/${colleague.id}/reset-password`);
     expect(sent.status).toBe(200);
     await t.mail.waitFor('colleague-admin@links.test');
     expect(await t.ctx.db('password_reset_tokens').where({ account_id: colleague.id })).toHaveLength(1);

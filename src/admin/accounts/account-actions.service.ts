@@ -29,6 +29,10 @@ export const accountActionErrors = {
  * applies here too, so no one, operator or not, can flood an inbox through Nyckel; and each
  * operator has a budget of reset mails (action-limits.ts), so no one can mail every account.
  *
+ * Support may send it only to an account without an operator role (assertMayActOn): each mail
+ * spends the address's mail budget, which the colleague's own "forgot password" then finds spent
+ * (429), and each new link revokes the one they may be about to use.
+ *
  * The link and its audit row are written in one transaction, before the mail is sent: a link
  * exists from that moment whether or not the mail leaves, so a failed send (which still answers
  * 500) must not leave a link no record says an operator made.
@@ -36,6 +40,7 @@ export const accountActionErrors = {
 export async function sendResetEmail(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await assertMayActOn(ctx, operator, account.id);
   await spendResetMail(ctx, operator);
   await takeMailPoint(ctx, account.email);
   const { link, email } = await ctx.db.transaction(async (trx) => {
@@ -49,13 +54,16 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
 }
 
 /**
- * Support may unlock or sign out everywhere only an account that holds no operator role; an
- * operator's account (support or admin) needs an admin: support gets 403 `forbidden`, as the
- * route guard answers a role too low, and nothing changes or is recorded. Else a support operator
- * could keep an admin out of the console mid-incident (a sign-out ends the admin's console session
- * and sign-ins in progress, as often as it is repeated), or end an admin's lock as often as a
- * guesser asks: ten guesses per unlock, up to the cap of 100, where the locks alone allow ten per
- * ever longer wait.
+ * Support may unlock, sign out everywhere or send a reset mail only to an account that holds no
+ * operator role; an operator's account (support or admin) needs an admin: support gets 403
+ * `forbidden`, as the route guard answers a role too low, and nothing changes, is spent or is
+ * recorded. Else a support operator could keep an admin out of the console mid-incident (a
+ * sign-out ends the admin's console session and sign-ins in progress, as often as it is
+ * repeated; reset mails spend the admin's mail budget, so their own "forgot password" is refused,
+ * and revoke the link they are about to use), or end an admin's lock as often as a guesser asks:
+ * ten guesses per unlock, up to the cap of 100, where the locks alone allow ten per ever longer
+ * wait. The other account actions are admin only (credential deletion, email changes, the reset
+ * links, which never list an operator's), so this is where support's reach ends.
  */
 async function assertMayActOn(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   if (roleAllows(operator.role, 'admin')) return;
