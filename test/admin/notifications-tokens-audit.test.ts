@@ -178,7 +178,7 @@ describe('tokens of an account', () => {
     for (const entry of res.body) {
       expect(entry.key).toMatch(/^(AccessToken|Grant|PortalSession):[0-9a-f]{12}$/);
       expect(entry.ttl).toBeGreaterThan(0);
-      expect(Object.keys(entry).sort()).toEqual(['client_id', 'key', 'model', 'ttl']);
+      expect(Object.keys(entry).sort()).toEqual(['client_id', 'ip', 'key', 'last_seen_at', 'methods', 'model', 'signed_in_at', 'ttl', 'user_agent']);
     }
     const access = res.body.find((entry: { model: string }) => entry.model === 'AccessToken');
     expect(access.ttl).toBeLessThanOrEqual(3600);

@@ -2,19 +2,30 @@ import { createHash } from 'node:crypto';
 import { findAccountById } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
-import { listAccountKeys } from '../../oidc/account-keys.ts';
-import { listPortalSessions } from '../../session/portal-session.ts';
+import { listAccountKeys, type AccountOidcEntry } from '../../oidc/account-keys.ts';
+import { parse } from '../../oidc/adapter.ts';
+import { linkedOidcSessions, listPortalSessions, signingInSession, type PortalSessionWithId } from '../../session/portal-session.ts';
 import { secondsLeft } from '../../session/session-deadlines.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
+import { describeSession, noSession, type SessionFacts } from './token-sessions.ts';
 
-/** The spec's Token (key, ttl in seconds), plus what the entry is and for which client. */
-export interface TokenListing {
+/**
+ * The spec's Token (key, ttl in seconds), plus what the entry is and for which client, and for
+ * a sign-in session (Session, PortalSession) what tells one browser's from another's.
+ */
+export interface TokenListing extends SessionFacts {
   /** `<Model>:<12 hex of SHA-256 of the store key>`: tells entries apart, reveals nothing usable. */
   key: string;
   ttl: number;
   model: string;
   client_id: string | null;
+}
+
+/** The account a tokens view is about, as the database has it now. */
+export interface TokensAccount {
+  id: string;
+  email: string;
 }
 
 /**
@@ -26,6 +37,13 @@ export function tokenLabel(model: string, storeKey: string): string {
   return `${model}:${createHash('sha256').update(storeKey).digest('hex').slice(0, 12)}`;
 }
 
+/** GET /api/tokens/{account_id}/account: whose tokens the page shows, never the address in its URL. */
+export async function tokensAccount(ctx: Context, accountId: string): Promise<TokensAccount> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw errors.notFound();
+  return { id: account.id, email: account.email };
+}
+
 /**
  * The account's live store entries: oidc-provider's sessions, grants, codes and tokens, and the
  * portal's sign-in sessions. Longest-lived first. Viewing is audited.
@@ -34,17 +52,27 @@ export async function listAccountTokens(ctx: Context, operator: Operator, accoun
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
   const [oidcEntries, portalSessions] = await Promise.all([listAccountKeys(ctx.store, accountId), listPortalSessions(ctx, accountId)]);
-  const listings: TokenListing[] = oidcEntries.map((entry) => ({
-    key: tokenLabel(entry.model, entry.key),
-    ttl: entry.ttl,
-    model: entry.model,
-    client_id: entry.clientId ?? null,
-  }));
+  const signedInBy = await portalSessionsByOidcUid(ctx, portalSessions, oidcEntries);
+  const listings: TokenListing[] = await Promise.all(
+    oidcEntries.map(async (entry) => ({
+      key: tokenLabel(entry.model, entry.key),
+      ttl: entry.ttl,
+      model: entry.model,
+      client_id: entry.clientId ?? null,
+      ...(entry.model === 'Session' ? await oidcSessionFacts(ctx, entry, signedInBy) : noSession),
+    })),
+  );
   for (const session of portalSessions) {
     // The store key of portal sessions (src/session/portal-session.ts). Its TTL in the store is the
     // 12 h cap; a session without "remember me" ends sooner when left idle, which is what is shown.
     const storeKey = `session:${session.id}`;
-    listings.push({ key: tokenLabel('PortalSession', storeKey), ttl: secondsLeft(ctx, session), model: 'PortalSession', client_id: null });
+    listings.push({
+      key: tokenLabel('PortalSession', storeKey),
+      ttl: secondsLeft(ctx, session),
+      model: 'PortalSession',
+      client_id: null,
+      ...describeSession({ signedInAt: session.auth_time, lastSeenAt: session.last_seen ?? session.created_at, methods: session.amr }, session),
+    });
   }
   listings.sort((a, b) => b.ttl - a.ttl || a.key.localeCompare(b.key));
   await recordOperatorAction(
@@ -54,4 +82,44 @@ export async function listAccountTokens(ctx: Context, operator: Operator, accoun
     ctx.now(),
   );
   return listings;
+}
+
+/**
+ * Which live portal session signed each OP session in: the one recorded at its last sign-in
+ * (signingInSession), else one that finished an interaction on it (the profile's own grouping).
+ * Only live sessions of this account count; their ids (bearer secrets) never leave this function.
+ */
+async function portalSessionsByOidcUid(
+  ctx: Context,
+  portalSessions: readonly PortalSessionWithId[],
+  entries: readonly AccountOidcEntry[],
+): Promise<Map<string, PortalSessionWithId>> {
+  const byId = new Map(portalSessions.map((session) => [session.id, session]));
+  const found = new Map<string, PortalSessionWithId>();
+  for (const session of portalSessions) {
+    for (const uid of await linkedOidcSessions(ctx, session.id)) found.set(uid, session);
+  }
+  const uids = entries.filter((entry) => entry.model === 'Session' && entry.sessionUid).map((entry) => entry.sessionUid!);
+  for (const uid of uids) {
+    const signer = byId.get((await signingInSession(ctx, uid)) ?? '');
+    if (signer) found.set(uid, signer);
+  }
+  return found;
+}
+
+/**
+ * An oidc-provider Session: its sign-in as oidc-provider keeps it (loginTs, amr); where and with
+ * what browser, from the Nyckel session that signed it in, when that one is still live.
+ */
+async function oidcSessionFacts(ctx: Context, entry: AccountOidcEntry, signedInBy: Map<string, PortalSessionWithId>): Promise<SessionFacts> {
+  const payload = parse(await ctx.store.get(entry.key)) as { loginTs?: unknown; amr?: unknown } | undefined;
+  const portal = entry.sessionUid ? signedInBy.get(entry.sessionUid) : undefined;
+  return describeSession(
+    {
+      signedInAt: typeof payload?.loginTs === 'number' ? payload.loginTs : null,
+      lastSeenAt: null,
+      methods: Array.isArray(payload?.amr) ? payload.amr.filter((method): method is string => typeof method === 'string') : null,
+    },
+    portal ?? null,
+  );
 }
