@@ -2,6 +2,8 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { failureOf, MailRefusedError } from '../mail/mail-failure.ts';
 import { countDependencyError } from '../observability/metrics.ts';
+import { sendNotFoundPage } from '../oidc/pages.ts';
+import { pageLanguage } from '../oidc/ui-locales.ts';
 import { AppError } from './app-error.ts';
 
 /** Errors thrown by body-parser and friends carry a status and an `expose` flag. */
@@ -21,7 +23,15 @@ const bodyParserTypes: Record<string, string> = {
   'entity.verify.failed': 'malformed_body',
 };
 
-export const notFoundHandler: RequestHandler = (_req, res) => {
+/**
+ * 404 in the API's error shape; a browser opening an unknown address (a page request: GET or HEAD
+ * preferring HTML) gets a page in its language with the way back to sign-in instead of raw JSON.
+ */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  if ((req.method === 'GET' || req.method === 'HEAD') && req.accepts(['json', 'html']) === 'html') {
+    sendNotFoundPage(res, pageLanguage(undefined, req.acceptsLanguages('en', 'sv')));
+    return;
+  }
   res.status(404).json(new AppError('not_found', 404, 'Not found').toBody());
 };
 

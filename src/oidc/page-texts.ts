@@ -23,6 +23,8 @@ export const pageTexts = {
     doneBody: 'You can close this page.',
     tooManyTitle: 'Too many attempts from your network',
     tooManyBody: 'Many sign-ins and sign-outs have come from your network in the last minute. Wait a moment and try again.',
+    notFoundTitle: 'Page not found',
+    notFoundBody: 'There is no page at this address. It may be mistyped, or the link may be out of date.',
   },
   sv: {
     errorTitle: { 'sign-in': 'Inloggningen kunde inte fortsätta', 'sign-out': 'Utloggningen kunde inte fortsätta' },
@@ -37,6 +39,8 @@ export const pageTexts = {
     doneBody: 'Du kan stänga den här sidan.',
     tooManyTitle: 'För många försök från ditt nätverk',
     tooManyBody: 'Många in- och utloggningar har kommit från ditt nätverk den senaste minuten. Vänta en stund och försök igen.',
+    notFoundTitle: 'Sidan finns inte',
+    notFoundBody: 'Det finns ingen sida på den här adressen. Den kan vara felskriven, eller länken inaktuell.',
   },
 } as const;
 

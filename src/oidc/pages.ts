@@ -113,6 +113,12 @@ export function sendErrorPage(res: ServerResponse, status: number, language: Pag
   sendPage(res, status, language, title, body);
 }
 
+/** A browser's page request for a path nothing serves (error-handler.ts): a page, where an API caller gets JSON. */
+export function sendNotFoundPage(res: ServerResponse, language: PageLanguage): void {
+  const t = pageTexts[language];
+  sendPage(res, 404, language, t.notFoundTitle, `<h1>${escape(t.notFoundTitle)}</h1><p>${escape(t.notFoundBody)}</p><p><a href="/login">${escape(t.back)}</a></p>`);
+}
+
 /**
  * RP-initiated logout's confirmation; `form` is oidc-provider's hidden form with its xsrf token.
  * "Yes" (logout=yes) ends the Nyckel session and every application's sign-in through it
