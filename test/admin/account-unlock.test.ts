@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type request from 'supertest';
 import { lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
+import { settleSecurityNotices } from '../../src/profile/security-notice.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createPersona, errorType, password, sessionBrowser, signIn, startAdminApp, type AdminTestApp, type Persona } from './harness.ts';
 
@@ -100,9 +101,8 @@ describe('a sign-in lock in the console', () => {
 
   it("starts the 15-minute window's count afresh, so the next lock needs ten new failures", async () => {
     const nils = await person('Nils Nearly');
-    expect(await wrongPasswords(nils, 5)).toEqual(Array(5).fill([401, 'invalid_credentials']));
+    await lockOut(nils);
     expect((await support.post(`/api/accounts/${nils.id}/unlock`)).status).toBe(200);
-    // Without the unlock the fifth of these would be the tenth failure in the window, and lock.
     expect(await wrongPasswords(nils, 9)).toEqual(Array(9).fill([401, 'invalid_credentials']));
     expect(await startsSignIn(nils)).toBe('CredentialsRequired');
     // The tenth since the unlock locks again.
@@ -136,15 +136,32 @@ describe('a sign-in lock in the console', () => {
     expect(await wrongPasswords(rita, 1)).toEqual([[401, 'invalid_credentials']]);
   });
 
-  it('unlocking an account that is not locked answers the same, and is audited with no lock end', async () => {
+  it('of an account that is not locked is refused (409 account/not-locked): nothing recorded or mailed, and its count of failures goes on', async () => {
     const olle = await person('Olle Open');
-    const res = await support.post(`/api/accounts/${olle.id}/unlock`);
-    expect([res.status, res.body]).toEqual([200, { status: 'unlocked' }]);
+    expect(await wrongPasswords(olle, 5)).toEqual(Array(5).fill([401, 'invalid_credentials']));
+    for (let i = 0; i < 6; i += 1) {
+      const res = await support.post(`/api/accounts/${olle.id}/unlock`);
+      expect([res.status, errorType(res)]).toEqual([409, 'account/not-locked']);
+    }
+    expect(await unlocks(olle)).toHaveLength(0);
+    await settleSecurityNotices();
+    expect(t.mail.to(olle.email)).toEqual([]);
+    // The refusals restarted nothing: the tenth failure in the window locks, as it would have.
+    expect(await wrongPasswords(olle, 5)).toEqual([...Array(4).fill([401, 'invalid_credentials']), [423, 'account_locked']]);
+    // Locked now: the unlock goes through (the refusals spent nothing of the account's budget), and is mailed.
     expect((await support.post(`/api/accounts/${olle.id}/unlock`)).status).toBe(200);
-    const audit = await unlocks(olle);
-    expect(audit).toHaveLength(2);
-    expect(audit[0]).toMatchObject({ actor_id: supportPersona.id, details: { role: 'support', locked_until: null } });
+    await t.mail.waitFor(olle.email);
     await signIn(t, olle);
+  });
+
+  it('of a lock that ran out since the console showed it is refused (409), and records nothing', async () => {
+    const elsa = await person('Elsa Ended');
+    // The mirror the console read, with an end just passed: the lock itself is long gone.
+    await t.ctx.db('accounts').where({ id: elsa.id }).update({ locked_until: new Date(t.ctx.now().getTime() - 1000) });
+    const res = await support.post(`/api/accounts/${elsa.id}/unlock`);
+    expect([res.status, res.body]).toEqual([409, { detail: [{ type: 'account/not-locked', msg: 'The account is not locked: its lock has ended, or it was never locked' }] }]);
+    expect(await unlocks(elsa)).toHaveLength(0);
+    expect((await listed(elsa)).locked_until).toBeNull();
   });
 
   it('404 for an unknown account, 422 for a malformed id', async () => {

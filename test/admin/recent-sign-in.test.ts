@@ -49,7 +49,7 @@ describe('a recent sign-in for what amounts to signing in as someone else', () =
     // Nothing was removed, and the rest of the console still answers.
     expect(await t.ctx.db('credentials').where({ id: totp.id }).first('id')).toEqual({ id: totp.id });
     expect((await admin.get('/api/accounts/')).status).toBe(200);
-    expect((await admin.post(`/api/accounts/${person.id}/unlock`)).status).toBe(200);
+    expect((await admin.post(`/api/accounts/${person.id}/sign-out-everywhere`)).status).toBe(200);
 
     admin = await signIn(t, adminPersona);
     const [links, deletion, impersonation] = await gated(admin, person.id, totp.id);

@@ -3,7 +3,7 @@ import { clearLockedUntil, findAccountById, lockInForce } from '../../accounts/a
 import type { Context } from '../../context.ts';
 import { lockAccountRow } from '../../credentials/totp/totp.repository.ts';
 import { AppError, errors } from '../../http/app-error.ts';
-import { endLock } from '../../login/lockout.ts';
+import { endLock, lockedSeconds } from '../../login/lockout.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { endSignInsInProgress } from '../../login/login-session.ts';
 import { createResetLink, resetTokenTtlSeconds } from '../../login/reset.service.ts';
@@ -21,6 +21,7 @@ export const accountActionErrors = {
     new AppError('credential/password-required', 409, 'The password of a user account cannot be deleted'),
   secondFactorRequired: () =>
     new AppError('credential/second-factor-required', 409, "An operator account keeps an authenticator app or a passkey: revoke the operator role before deleting its last one"),
+  notLocked: () => new AppError('account/not-locked', 409, 'The account is not locked: its lock has ended, or it was never locked'),
 };
 
 /**
@@ -82,29 +83,36 @@ async function assertMayActOn(ctx: Context, operator: Operator, accountId: strin
  *
  * It opens nothing, since the password (and second factor) is still needed, so support may do it,
  * on accounts without an operator role (assertMayActOn), a few times an hour per account
- * (action-limits.ts). What it does give is a fresh window of
- * guesses at that address, whether or not a lock was in force, so every call is audited, with the
- * lock end it found (null when there was none): unlocking an account that is not locked still
- * succeeds, and is still a change the log must show.
+ * (action-limits.ts).
  *
- * The audit row is committed first, as the reset mail is recorded before it is sent: a lock never
- * ends without its record. Then the store's lock ends, and only then the mirror: a store that
- * fails answers 503 with the lock in force and still shown in the console, with its Unlock
- * button, so the operator can try again; the row records that an operator tried. The mirror is
- * cleared only while it holds the lock end read at the start, so a lock set meanwhile (a failure
- * landing after the store's lock ended) stays shown.
+ * Only while a lock is in force: the store's (the lock sign-in obeys) or the mirror's (what the
+ * console showed). Without one it answers 409 `account/not-locked` and changes, spends, records
+ * and mails nothing. The lock has often just run out between the page load and the click, and the
+ * operator is best told so; and an "unlock" of an account that is not locked would only restart
+ * the window's count, a fresh set of guesses at the address for whoever is making them, while
+ * telling the person "support lifted the lock" about a lock there was not. Checked before the
+ * budget, as 403 and 404 are: a refusal costs nothing.
+ *
+ * Every unlock is audited with the lock end it found. The audit row is committed first, as the
+ * reset mail is recorded before it is sent: a lock never ends without its record. Then the store's
+ * lock ends, and only then the mirror: a store that fails answers 503 with the lock in force and
+ * still shown in the console, with its Unlock button, so the operator can try again; the row
+ * records that an operator tried. The mirror is cleared only while it holds the lock end read at
+ * the start, so a lock set meanwhile (a failure landing after the store's lock ended) stays shown.
  */
 export async function unlockAccount(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
   await assertMayActOn(ctx, operator, account.id);
-  await spendAccountAction(ctx, operator, 'unlock', account.id);
   const now = ctx.now();
-  const lockedUntil = lockInForce(account.locked_until, now);
+  const storeSeconds = await lockedSeconds(ctx, { email: account.email });
+  const lockedUntil = lockInForce(account.locked_until, now) ?? (storeSeconds > 0 ? new Date(now.getTime() + storeSeconds * 1000) : null);
+  if (!lockedUntil) throw accountActionErrors.notLocked();
+  await spendAccountAction(ctx, operator, 'unlock', account.id);
   await recordOperatorAction(
     ctx.db,
     operator,
-    { action: 'operator.account.unlocked', target_account_id: account.id, details: { locked_until: lockedUntil?.toISOString() ?? null } },
+    { action: 'operator.account.unlocked', target_account_id: account.id, details: { locked_until: lockedUntil.toISOString() } },
     now,
   );
   await endLock(ctx, account.email);

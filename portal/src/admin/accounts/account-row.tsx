@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { sendAccountPasswordReset, signAccountOutEverywhere, unlockAccount, type AdminAccount } from '../../api/admin.ts';
+import { isApiError } from '../../api/client.ts';
 import { Button } from '../../components/button.tsx';
 import { useFocusBack } from '../../components/use-focus-back.ts';
 import { useAdminErrorHandler } from '../admin-auth.ts';
@@ -17,6 +18,9 @@ import { accountKinds, initialsOf, KIND_KEYS, lockEnd } from './account-view.ts'
 import { CredentialChips } from './credential-chips.tsx';
 import { EmailChangeModal } from './email-change-modal.tsx';
 import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
+
+/** The unlock's answer when no lock was in force any more (account-actions.service.ts). */
+const NOT_LOCKED = 'account/not-locked';
 
 interface AccountRowProps {
   account: AdminAccount;
@@ -78,7 +82,16 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           // The Unlock button goes with the lock: focus moves to the row's other action, not to the page.
           resetButton.current?.focus();
         } catch (error) {
-          if (!handleAdminError(error, 'action')) toast('error', failureText(t('admin.account.unlock_failed'), error, t));
+          if (handleAdminError(error, 'action')) return;
+          if (isApiError(error) && error.type === NOT_LOCKED) {
+            // The lock ran out (or the person signed in) since the page was loaded: nothing was
+            // unlocked, but what the operator wanted is so. The badge and the button go.
+            onChange({ ...account, locked_until: null });
+            toast('success', t('admin.account.already_unlocked', { email: account.email }));
+            resetButton.current?.focus();
+          } else {
+            toast('error', failureText(t('admin.account.unlock_failed'), error, t));
+          }
         } finally {
           setUnlocking(false);
         }
