@@ -13,6 +13,7 @@ import { OperatorProvider } from './operator.tsx';
 import { SignOutButton } from './sign-out-button.tsx';
 import { NewTenantPage } from './tenants/new-tenant-page.tsx';
 import { TenantsPage } from './tenants/tenants-page.tsx';
+import { TOKENS_BACK_PARAM } from './tenants/user-search.ts';
 import { ToastProvider } from './toast.tsx';
 import { TokensPage } from './tokens/tokens-page.tsx';
 import './admin.css';
@@ -21,13 +22,21 @@ interface NavItem {
   href: string;
   key: string;
   icon: string;
-  /** Whether the item is the current section (paths are relative to /admin). */
-  matches: (path: string) => boolean;
+  /** Whether the item is the current section (paths are relative to /admin; `query` is the page's). */
+  matches: (path: string, query: URLSearchParams) => boolean;
 }
 
+/** The tokens page belongs to the section its link was on: Accounts (?back=accounts), else Tenants. */
+const tokensFromAccounts = (path: string, query: URLSearchParams) => path.startsWith('/tokens') && query.get(TOKENS_BACK_PARAM) === 'accounts';
+
 const NAV_ITEMS: NavItem[] = [
-  { href: '/tenants', key: 'admin.tenants', icon: '▦', matches: (path) => path === '/' || path.startsWith('/tenants') || path.startsWith('/tokens') },
-  { href: '/accounts', key: 'admin.accounts', icon: '◉', matches: (path) => path.startsWith('/accounts') },
+  {
+    href: '/tenants',
+    key: 'admin.tenants',
+    icon: '▦',
+    matches: (path, query) => path === '/' || path.startsWith('/tenants') || (path.startsWith('/tokens') && !tokensFromAccounts(path, query)),
+  },
+  { href: '/accounts', key: 'admin.accounts', icon: '◉', matches: (path, query) => path.startsWith('/accounts') || tokensFromAccounts(path, query) },
   { href: '/invoice', key: 'admin.invoice', icon: '▤', matches: (path) => path.startsWith('/invoice') },
   { href: '/notifications', key: 'admin.notifications', icon: '◔', matches: (path) => path.startsWith('/notifications') },
 ];
@@ -65,7 +74,7 @@ export function AdminShell() {
           <nav aria-label={t('admin.nav_label')}>
             <ul>
               {NAV_ITEMS.map((item) => {
-                const active = item.matches(path);
+                const active = item.matches(path, query);
                 return (
                   <li key={item.href}>
                     <Link href={item.href} className={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
