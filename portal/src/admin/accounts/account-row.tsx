@@ -61,7 +61,9 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
       await sendAccountPasswordReset(account.id);
       toast('success', t('success.reset_email_sent'));
     } catch (error) {
-      if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_send_reset_email'), error, t));
+      // A 429 here is a reset-mail budget (the address's or the operator's): the person may
+      // already have several mails, of which only the newest link works.
+      if (!handleAdminError(error, 'action')) toast('error', failureText(t('errors.failed_to_send_reset_email'), error, t, { limitKey: 'admin.account.reset_limit' }));
     } finally {
       setSending(false);
     }
