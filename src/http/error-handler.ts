@@ -23,12 +23,16 @@ const bodyParserTypes: Record<string, string> = {
   'entity.verify.failed': 'malformed_body',
 };
 
+/** The APIs' paths: whatever asks for them, an unknown one is answered in the error shape. */
+const apiPath = /^\/(auth|api|oauth2)(\/|$)/;
+
 /**
- * 404 in the API's error shape; a browser opening an unknown address (a page request: GET or HEAD
- * preferring HTML) gets a page in its language with the way back to sign-in instead of raw JSON.
+ * 404 in the API's error shape; a browser opening an unknown address outside the APIs (a page
+ * request: GET or HEAD preferring HTML) gets a page in its language with the way back to sign-in
+ * instead of raw JSON.
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
-  if ((req.method === 'GET' || req.method === 'HEAD') && req.accepts(['json', 'html']) === 'html') {
+  if ((req.method === 'GET' || req.method === 'HEAD') && !apiPath.test(req.path) && req.accepts(['json', 'html']) === 'html') {
     sendNotFoundPage(res, pageLanguage(undefined, req.acceptsLanguages('en', 'sv')));
     return;
   }

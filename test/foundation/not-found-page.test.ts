@@ -41,4 +41,10 @@ describe('an address nothing serves', () => {
     expect([res.status, res.type]).toEqual([404, 'application/json']);
     expect(res.body).toEqual({ detail: [{ type: 'not_found', msg: 'Not found' }] });
   });
+
+  it.each(['/api/nonexistent', '/auth/login/nonexistent'])('is the JSON 404 under the APIs, a browser asking or not: %s', async (path) => {
+    const res = await request(app.app).get(path).set('Accept', browserAccept);
+    expect([res.status, res.type]).toEqual([404, 'application/json']);
+    expect(res.body).toEqual({ detail: [{ type: 'not_found', msg: 'Not found' }] });
+  });
 });
