@@ -8,6 +8,7 @@ import {
 } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Context } from '../context.ts';
 import { isUnavailable } from '../http/error-handler.ts';
+import { rateLimitsFor } from '../http/rate-limit.ts';
 import { acrOf } from './acr.ts';
 import { nyckelResultKey, portalSessionReason } from './portal-session-check.ts';
 import { noKnownScopePrompt, noKnownScopeResult } from './scope-prompt.ts';
@@ -64,7 +65,45 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
     await finish(provider, req, res, details, session);
   });
 
+  /**
+   * Whether the interaction /login was sent with still lives in this browser, asked by /login
+   * before it shows its form: a page reached again with Back, or from a bookmark, names one that
+   * already finished or ended, and a password typed there would only end at expired(). The
+   * interaction cookie's path is /auth/interaction/<uid>, so it reaches this route, and only the
+   * browser that holds the interaction's own cookie hears `active`; any other is told `ended`,
+   * as /auth/interaction/:uid/finish would tell it. A store outage is 503 (interactionOrNull).
+   */
+  router.get('/auth/interaction/:uid/status', async (req, res) => {
+    const details = await interactionOrNull(provider, req, res);
+    if (details && details.uid === req.params.uid) return res.json({ state: 'active' });
+    const clientId = typeof req.query.client_id === 'string' ? req.query.client_id : '';
+    const restart = clientId ? await restartUri(ctx, provider, clientId, req.ip) : undefined;
+    res.json(restart ? { state: 'ended', restart_uri: restart } : { state: 'ended' });
+  });
+
   return router;
+}
+
+/**
+ * Where the application would start a new sign-in: the client's registered `initiate_login_uri`
+ * with `iss` (OpenID Connect Core 4, third-party initiated login), or undefined for an unknown
+ * client, one without it, or one whose metadata oidc-provider refuses. Only that registered
+ * metadata is told, never whether the client exists. Each made-up client_id is a database read
+ * (the client adapter caches only known ones), so asking spends the per-IP sign-in budget.
+ */
+async function restartUri(ctx: Context, provider: Provider, clientId: string, ip: string | undefined): Promise<string | undefined> {
+  await rateLimitsFor(ctx).consume('ip', ip ?? 'unknown');
+  let initiateLoginUri: string | undefined;
+  try {
+    initiateLoginUri = (await provider.Client.find(clientId))?.initiateLoginUri;
+  } catch (error) {
+    if (isUnavailable(error)) throw error;
+    return undefined;
+  }
+  if (typeof initiateLoginUri !== 'string') return undefined;
+  const url = new URL(initiateLoginUri);
+  url.searchParams.set('iss', ctx.config.issuer);
+  return url.toString();
 }
 
 /** The profile lists and signs out the OP session's applications with the portal session of the same account. */
@@ -83,6 +122,11 @@ async function interactionOrNull(provider: Provider, req: Request, res: Response
   }
 }
 
+/**
+ * The interaction finished or ended: /login says so with the same message (errors.interaction_expired)
+ * as when it learns it on load (GET /auth/interaction/:uid/status), and the person goes back to the
+ * application, which alone can make a new request.
+ */
 function expired(res: Response) {
   res.redirect(303, '/login?error=interaction_expired');
 }
