@@ -6,6 +6,7 @@ import type { Operator } from './operator-guard.ts';
 export type OperatorAction =
   | 'operator.password_reset.sent'
   | 'operator.password_resets.viewed'
+  | 'operator.accounts.searched'
   | 'operator.credential.deleted'
   | 'operator.account.unlocked'
   | 'operator.account.signed_out'

@@ -32,6 +32,7 @@ export type AuditAction =
   | 'operator.account.email_change_requested'
   | 'operator.account.email_change_withdrawn'
   | 'operator.account.unlocked'
+  | 'operator.accounts.searched'
   | 'operator.credential.deleted'
   | 'operator.impersonation.started'
   | 'operator.impersonation.used'

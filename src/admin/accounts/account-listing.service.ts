@@ -1,5 +1,7 @@
 import { lockInForce } from '../../accounts/accounts.repository.ts';
 import type { Context } from '../../context.ts';
+import { recordOperatorAction } from '../operator-audit.ts';
+import type { Operator } from '../operator-guard.ts';
 import {
   credentialsByAccount,
   listAccountRows,
@@ -9,6 +11,7 @@ import {
   type ConsoleCredentialSummary,
   type TenantAccessSummary,
 } from './account-listing.repository.ts';
+import { spendSearch } from './action-limits.ts';
 
 /** The Account entity of the spec as the console shows it. */
 export interface AccountListing extends AccountRow {
@@ -30,6 +33,34 @@ export async function searchAccounts(ctx: ListingContext, term: string): Promise
 
 export async function listAccounts(ctx: ListingContext): Promise<AccountListing[]> {
   return withDetails(ctx, await listAccountRows(ctx.db, listLimit));
+}
+
+type OperatorContext = ListingContext & Pick<Context, 'store' | 'config'>;
+
+/**
+ * An operator's search, as the console's route answers it. Each is a read of up to 50 people's
+ * names, emails and tenant access, so it is spent from the operator's search budget
+ * (action-limits.ts; 429 before anything is read) and audited as `operator.accounts.searched`, as
+ * a view of an account's tokens is: with the term and how many accounts it answered, never who
+ * they were (the log would hold a copy of what it guards).
+ */
+export async function searchAccountsFor(ctx: OperatorContext, operator: Operator, term: string): Promise<AccountListing[]> {
+  await spendSearch(ctx, operator);
+  const found = await searchAccounts(ctx, term);
+  await recordSearch(ctx, operator, term, found.length);
+  return found;
+}
+
+/** An operator's list of the first accounts by name: budgeted and audited as a search, with `query` null. */
+export async function listAccountsFor(ctx: OperatorContext, operator: Operator): Promise<AccountListing[]> {
+  await spendSearch(ctx, operator);
+  const listed = await listAccounts(ctx);
+  await recordSearch(ctx, operator, null, listed.length);
+  return listed;
+}
+
+async function recordSearch(ctx: ListingContext, operator: Operator, query: string | null, count: number): Promise<void> {
+  await recordOperatorAction(ctx.db, operator, { action: 'operator.accounts.searched', details: { query, count } }, ctx.now());
 }
 
 async function withDetails(ctx: ListingContext, rows: AccountRow[]): Promise<AccountListing[]> {

@@ -5,7 +5,7 @@ import { validate } from '../../http/validate.ts';
 import { accountCredentialParams, accountParams, emailChangeBody, searchParams } from '../admin.schemas.ts';
 import { operatorOf, requireOperator } from '../operator-guard.ts';
 import { deleteAccountCredential, sendResetEmail, signAccountOutEverywhere, unlockAccount } from './account-actions.service.ts';
-import { listAccounts, searchAccounts } from './account-listing.service.ts';
+import { listAccountsFor, searchAccountsFor } from './account-listing.service.ts';
 import { requestEmailChange, withdrawEmailChange } from './email-change.service.ts';
 import { listActiveResetLinks } from './reset-links.service.ts';
 
@@ -20,12 +20,13 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
   /** For what amounts to signing in as the person: a recent sign-in too (operator-guard.ts). */
   const adminRecently = requireOperator(ctx, 'admin', { recentSignIn: true });
 
+  // Each is budgeted per operator and audited (account-listing.service.ts).
   router.get('/api/accounts/', support, async (_req, res) => {
-    res.json(await listAccounts(ctx));
+    res.json(await listAccountsFor(ctx, operatorOf(res)));
   });
 
   router.get('/api/accounts/search/:query', support, validate({ params: searchParams }), async (_req, res) => {
-    res.json(await searchAccounts(ctx, res.locals.params.query));
+    res.json(await searchAccountsFor(ctx, operatorOf(res), res.locals.params.query));
   });
 
   // Admin only: a listed link sets the account's password, so reading it is signing in as that
