@@ -217,6 +217,20 @@ export async function endPendingEmailChange(ctx: StoreContext, accountId: string
   }
 }
 
+/**
+ * The account's pending change, read only: the one whose link would confirm now (not expired,
+ * withdrawn, replaced or being confirmed), or null. For the console, which shows where the account
+ * is being moved and until when; what it answers may end a moment later, as a lock may.
+ */
+export async function findAccountPendingEmailChange(ctx: StoreContext, accountId: string): Promise<PendingEmailChange | null> {
+  const key = await ctx.store.get(accountKey(accountId));
+  const raw = key && (await ctx.store.get(key));
+  if (!raw) return null;
+  const stored = JSON.parse(raw) as StoredChange;
+  if ((stored.state ?? 'pending') !== 'pending' || stored.expiresAt <= ctx.now().getTime()) return null;
+  return pendingOf(stored);
+}
+
 /** What ended a pending change other than its confirmation or an operator's withdrawal: a newer request. */
 export interface EmailChangeCancellation {
   reason: 'replaced';

@@ -1,4 +1,5 @@
 import { lockInForce } from '../../accounts/accounts.repository.ts';
+import { findAccountPendingEmailChange, type PendingEmailChange } from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
@@ -17,6 +18,14 @@ import { spendSearch } from './action-limits.ts';
 export interface AccountListing extends AccountRow {
   available_credentials: ConsoleCredentialSummary[];
   tenant_access: TenantAccessSummary[];
+  /** An operator's change of the address waiting for the new one to confirm it; null when none. */
+  pending_email_change: PendingEmailChangeSummary | null;
+}
+
+/** Where a pending email change moves the account, and when its link stops working. */
+export interface PendingEmailChangeSummary {
+  email: string;
+  expires_at: Date;
 }
 
 /** Most rows a search answers: the console shows one screen of matches, not a dump. */
@@ -24,7 +33,7 @@ export const searchLimit = 50;
 /** GET /api/accounts/ answers the first accounts by name, never the whole table. */
 export const listLimit = 200;
 
-type ListingContext = Pick<Context, 'db' | 'now'>;
+type ListingContext = Pick<Context, 'db' | 'now' | 'store'>;
 
 /** Accounts whose name or email contains `term` (case-insensitive), by name; three queries in all. */
 export async function searchAccounts(ctx: ListingContext, term: string): Promise<AccountListing[]> {
@@ -35,7 +44,7 @@ export async function listAccounts(ctx: ListingContext): Promise<AccountListing[
   return withDetails(ctx, await listAccountRows(ctx.db, listLimit));
 }
 
-type OperatorContext = ListingContext & Pick<Context, 'store' | 'config'>;
+type OperatorContext = ListingContext & Pick<Context, 'config'>;
 
 /**
  * An operator's search, as the console's route answers it. Each is a read of up to 50 people's
@@ -66,11 +75,30 @@ async function recordSearch(ctx: ListingContext, operator: Operator, query: stri
 async function withDetails(ctx: ListingContext, rows: AccountRow[]): Promise<AccountListing[]> {
   const ids = rows.map((row) => row.id);
   const now = ctx.now();
-  const [credentials, access] = await Promise.all([credentialsByAccount(ctx.db, ids), tenantAccessByAccount(ctx.db, ids, now)]);
-  return rows.map((row) => ({
+  const [credentials, access, pending] = await Promise.all([
+    credentialsByAccount(ctx.db, ids),
+    tenantAccessByAccount(ctx.db, ids, now),
+    pendingEmailChanges(ctx, ids),
+  ]);
+  return rows.map((row, i) => ({
     ...row,
     locked_until: lockInForce(row.locked_until, now),
     available_credentials: credentials.get(row.id) ?? [],
     tenant_access: access.get(row.id) ?? [],
+    pending_email_change: pending[i] ?? null,
   }));
+}
+
+/**
+ * The pending email change of each account, from the store (one read per account, two for the few
+ * with a change; sent together, so a search waits about one round trip). Without it a change an
+ * admin asked for was invisible until it was confirmed: the console could not say where the
+ * account was being moved, nor offer to withdraw only what was there.
+ */
+async function pendingEmailChanges(ctx: ListingContext, ids: readonly string[]): Promise<(PendingEmailChangeSummary | null)[]> {
+  return Promise.all(ids.map(async (id) => summaryOf(await findAccountPendingEmailChange(ctx, id))));
+}
+
+export function summaryOf(change: PendingEmailChange | null): PendingEmailChangeSummary | null {
+  return change && { email: change.newEmail, expires_at: new Date(change.expiresAt) };
 }

@@ -6,7 +6,7 @@ import { accountCredentialParams, accountParams, emailChangeBody, searchParams }
 import { operatorOf, requireOperator } from '../operator-guard.ts';
 import { deleteAccountCredential, sendResetEmail, signAccountOutEverywhere, unlockAccount } from './account-actions.service.ts';
 import { listAccountsFor, searchAccountsFor } from './account-listing.service.ts';
-import { requestEmailChange, withdrawEmailChange } from './email-change.service.ts';
+import { readPendingEmailChange, requestEmailChange, withdrawEmailChange } from './email-change.service.ts';
 import { listActiveResetLinks } from './reset-links.service.ts';
 
 /**
@@ -79,6 +79,11 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
       res.status(202).json({ status: 'sent' });
     },
   );
+
+  // Support too: where the account is being moved and until when, as the listing shows it.
+  router.get('/api/accounts/:accountId/email-change', support, validate({ params: accountParams }), async (_req, res) => {
+    res.json(await readPendingEmailChange(ctx, res.locals.params.accountId));
+  });
 
   // Admin, as the request; without a recent sign-in: withdrawing only takes the link away.
   router.delete('/api/accounts/:accountId/email-change', admin, validate({ params: accountParams }), async (_req, res) => {

@@ -4,6 +4,7 @@ import {
   emailChangeErrors,
   emailChangeTtlSeconds,
   endPendingEmailChange,
+  findAccountPendingEmailChange,
   recordCancelledEmailChange,
 } from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
@@ -15,6 +16,7 @@ import { notifyAddress } from '../../profile/security-notice.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
+import { summaryOf, type PendingEmailChangeSummary } from './account-listing.service.ts';
 import { spendResetMail } from './action-limits.ts';
 
 /**
@@ -107,4 +109,19 @@ export async function withdrawEmailChange(ctx: Context, operator: Operator, acco
     throw err;
   }
   return { email: withdrawn.newEmail };
+}
+
+/**
+ * The account's pending change as the listing shows it (the new address and when its link stops
+ * working), for the console to show right after a request. Support may read it, as the listing;
+ * only an admin requests or withdraws. Not audited on its own: it answers nothing the audited
+ * search does not. 404 `account/no-pending-email-change` when none waits, `not_found` for an
+ * unknown account.
+ */
+export async function readPendingEmailChange(ctx: Context, accountId: string): Promise<PendingEmailChangeSummary> {
+  const account = await findAccountById(ctx.db, accountId);
+  if (!account) throw errors.notFound();
+  const pending = summaryOf(await findAccountPendingEmailChange(ctx, account.id));
+  if (!pending) throw emailChangeErrors.nonePending();
+  return pending;
 }
