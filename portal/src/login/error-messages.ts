@@ -54,8 +54,10 @@ export const LOGIN_ERROR_TYPES: Record<string, Mapping> = {
   session_expired: { key: 'errors.session_expired', kind: 'soft' },
   // Nyckel's own 503 (a store or database outage), and `/login?error=service_unavailable` after an upstream sign-in.
   service_unavailable: { key: 'errors.service_unavailable', kind: 'soft' },
-  // The application's sign-in request (the OIDC interaction) ended before the person finished:
-  // only the application can start a new one, so the message sends them back there.
+  // The application's sign-in request (the OIDC interaction) is over: finished already (the page
+  // reached again with Back, or bookmarked) or ended before the person finished. Only the
+  // application can start a new one, so the message sends them back there. Said on load
+  // (use-interaction-check.ts) and after a sign-in (src/oidc/interaction.routes.ts, expired()).
   interaction_expired: { key: 'errors.interaction_expired', kind: 'soft' },
   // The mail server refused the address for good (src/mail/mail-failure.ts): only another address helps.
   mail_undeliverable: { key: 'errors.mail_undeliverable', kind: 'soft' },

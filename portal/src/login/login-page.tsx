@@ -14,15 +14,33 @@ import { MfaStep, TotpResetStep } from './steps/mfa-step.tsx';
 import { OtpStep } from './steps/otp-step.tsx';
 import { ResetRequiredStep } from './steps/reset-required-step.tsx';
 import { StartStep } from './steps/start-step.tsx';
+import { useInteractionCheck } from './use-interaction-check.ts';
 
 /**
  * /login. Query: mode (refresh = compact), session_id, email (starts at once), client_id (OAuth
- * authorize flow), type, error, lang (hides the language selector), return_to (done-target.ts),
- * second_factor (second-factor.ts).
+ * authorize flow), interaction (checked first: use-interaction-check.ts), type, error, lang (hides
+ * the language selector), return_to (done-target.ts), second_factor (second-factor.ts).
  */
 export function LoginPage() {
-  const { t } = useTranslation();
   const search = useSearch();
+  const checked = useInteractionCheck(search);
+  return checked ? <LoginFlowPage search={search} /> : <LoginLoading query={new URLSearchParams(search)} />;
+}
+
+/** While the page cannot yet know what to show: no form a person might start typing into. */
+function LoginLoading({ query }: { query: URLSearchParams }) {
+  const { t } = useTranslation();
+  return (
+    <AuthLayout showLanguages={!query.has('lang')} compact={query.get('mode') === 'refresh'}>
+      <p className="page-loading" role="status">
+        {t('app.loading')}
+      </p>
+    </AuthLayout>
+  );
+}
+
+function LoginFlowPage({ search }: { search: string }) {
+  const { t } = useTranslation();
   const query = useMemo(() => new URLSearchParams(search), [search]);
   const [, navigate] = useLocation();
   const flow = useLoginFlow(query);
@@ -47,15 +65,7 @@ export function LoginPage() {
   const sharingPortal = state.session?.is_stakeholder === true || query.get('client_id') === 'athena';
   const title = sharingPortal ? t('app.sharing_portal') : t('login.title');
 
-  if (!state.pinged) {
-    return (
-      <AuthLayout showLanguages={!query.has('lang')} compact={query.get('mode') === 'refresh'}>
-        <p className="page-loading" role="status">
-          {t('app.loading')}
-        </p>
-      </AuthLayout>
-    );
-  }
+  if (!state.pinged) return <LoginLoading query={query} />;
 
   return (
     <AuthLayout
