@@ -392,6 +392,8 @@ describe('password reset', () => {
     const { page } = h;
     const { email } = await personWithTenant('athenareset', PASSWORD);
     const query = '?type=athena&client_id=recruiting&interaction=abc123&lang=en';
+    // A made-up request, which the page would rightly drop as ended: here it waits.
+    await page.route('**/auth/interaction/abc123/status*', (route) => route.fulfill({ json: { state: 'active' } }));
     await openLogin(page, 'en', query);
     await enterEmail(page, email);
     await page.getByRole('link', { name: t.en('login.credentials.forgot'), exact: true }).click();

@@ -18,6 +18,19 @@ export function useInteractionCheck(search: string): boolean {
   const uid = new URLSearchParams(search).get('interaction');
   const [, navigate] = useLocation();
   const [usable, setUsable] = useState<string | null>(null);
+  // Bumped when the browser shows this page again from its back-forward cache (Back): the check
+  // ran when the page was first shown, and the request may have ended since.
+  const [shown, setShown] = useState(0);
+
+  useEffect(() => {
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (!event.persisted) return;
+      setUsable(null);
+      setShown((count) => count + 1);
+    };
+    window.addEventListener('pageshow', onPageShow);
+    return () => window.removeEventListener('pageshow', onPageShow);
+  }, []);
 
   useEffect(() => {
     if (!uid) return;
@@ -40,7 +53,7 @@ export function useInteractionCheck(search: string): boolean {
     return () => {
       current = false;
     };
-  }, [uid, search, navigate]);
+  }, [uid, search, navigate, shown]);
 
   return uid === null || usable === uid;
 }
