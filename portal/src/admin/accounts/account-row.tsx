@@ -14,7 +14,7 @@ import { useCanChange } from '../operator.tsx';
 import { tokensPath } from '../tenants/user-search.ts';
 import { useToast } from '../toast.tsx';
 import { formatUtc } from '../utc-time.ts';
-import { accountKinds, initialsOf, KIND_KEYS, lockEnd } from './account-view.ts';
+import { accountKinds, initialsOf, KIND_KEYS, lockEnd, pendingChange, type ListedAccount } from './account-view.ts';
 import { CredentialChips } from './credential-chips.tsx';
 import { EmailChangeModal } from './email-change-modal.tsx';
 import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
@@ -23,13 +23,14 @@ import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
 const NOT_LOCKED = 'account/not-locked';
 
 interface AccountRowProps {
-  account: AdminAccount;
-  onChange: (account: AdminAccount) => void;
+  account: ListedAccount;
+  onChange: (account: ListedAccount) => void;
 }
 
 /**
- * One account of the results: who, what kind, sign-in lock, last login, credentials, tenant access,
- * its sessions and tokens, reset, unlock, sign out everywhere, and (admins) change the email.
+ * One account of the results: who, what kind, sign-in lock, last login, a pending email change,
+ * credentials, tenant access, its sessions and tokens, reset, unlock, sign out everywhere, and
+ * (admins) change the email.
  */
 export function AccountRow({ account, onChange }: AccountRowProps) {
   const { t } = useTranslation();
@@ -54,6 +55,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
   const now = new Date();
   const login = lastLogin(account.last_login_at, now);
   const lockedUntil = lockEnd(account, now);
+  const pending = pendingChange(account, now);
 
   const sendReset = async () => {
     setSending(true);
@@ -156,6 +158,12 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
             <dt>{t('admin.account.last_login')}</dt>
             <dd title={account.last_login_at ?? undefined}>{t(LAST_LOGIN_KEYS[login.unit], { count: login.count })}</dd>
           </div>
+          {pending && (
+            <div>
+              <dt>{t('admin.email_change.pending_label')}</dt>
+              <dd title={pending.expires_at}>{t('admin.email_change.pending', { email: pending.email, time: formatUtc(pending.expires_at) })}</dd>
+            </div>
+          )}
           <div>
             <dt>{t('admin.account.credentials')}</dt>
             <dd>
@@ -226,7 +234,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
         )}
       </div>
       {confirmModal}
-      {canChange && <EmailChangeModal account={account} open={changingEmail} onClose={() => setChangingEmail(false)} />}
+      {canChange && <EmailChangeModal account={account} open={changingEmail} onChange={onChange} onClose={() => setChangingEmail(false)} />}
     </li>
   );
 }

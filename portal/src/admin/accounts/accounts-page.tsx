@@ -1,16 +1,23 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { searchAccounts, type AdminAccount } from '../../api/admin.ts';
+import { searchAccounts } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
+import { failureText } from '../failure-text.ts';
 import { ListStatus } from '../list-status.tsx';
 import { useCanChange } from '../operator.tsx';
 import { SearchBox } from '../search-box.tsx';
 import { sortByName } from '../sort-by-name.ts';
 import { useLoad } from '../use-load.ts';
 import { AccountRow } from './account-row.tsx';
+import { ACCOUNT_SEARCH_LIMIT, type ListedAccount } from './account-view.ts';
 import { ResetLinksModal } from './reset-links-modal.tsx';
 
-/** /admin/accounts: required search by name or email; the active reset links in a modal (admins). */
+/**
+ * /admin/accounts: required search by name or email; the active reset links in a modal (admins).
+ * The server answers at most ACCOUNT_SEARCH_LIMIT accounts: when it did, the page says more may
+ * match and asks for a narrower term. A failed search says why when the answer does (a spent
+ * search budget: how long to wait).
+ */
 export function AccountsPage() {
   const { t } = useTranslation();
   const [query, setQuery] = useState('');
@@ -18,13 +25,24 @@ export function AccountsPage() {
   const [linksOpen, setLinksOpen] = useState(false);
   // The reset links are admin only (a link signs its reader in as the account): hidden for support.
   const canSeeLinks = useCanChange();
-  const accounts = useLoad<AdminAccount[]>();
+  const accounts = useLoad<ListedAccount[]>();
+  /** Why the last search failed, for its message; useLoad keeps only that it did. */
+  const [failure, setFailure] = useState<unknown>(null);
   const resultsId = useId();
+  const cappedId = useId();
   const list = accounts.data ?? [];
+  const capped = list.length >= ACCOUNT_SEARCH_LIMIT;
 
   const search = (term: string) => {
     setSearched(term);
-    accounts.run(async () => sortByName(await searchAccounts(term), (account) => account.email));
+    accounts.run(async () => {
+      try {
+        return sortByName(await searchAccounts(term), (account) => account.email);
+      } catch (error) {
+        setFailure(error);
+        throw error;
+      }
+    });
   };
 
   const clear = () => {
@@ -33,7 +51,7 @@ export function AccountsPage() {
     accounts.clear();
   };
 
-  const replace = (next: AdminAccount) => accounts.set(list.map((account) => (account.id === next.id ? next : account)));
+  const replace = (next: ListedAccount) => accounts.set(list.map((account) => (account.id === next.id ? next : account)));
 
   return (
     <section className="admin-page" aria-labelledby="admin-page-title">
@@ -56,11 +74,16 @@ export function AccountsPage() {
         busy={accounts.status === 'loading'}
         autoFocus
       />
-      <ListStatus status={accounts.status} failedMessage={t('errors.failed_to_load_accounts')} />
+      <ListStatus status={accounts.status} failedMessage={failureText(t('errors.failed_to_load_accounts'), failure, t)} />
       {accounts.status === 'idle' && accounts.data === null && <p className="muted">{t('admin.account.search_first')}</p>}
       {accounts.status === 'idle' && accounts.data !== null && list.length === 0 && <p className="muted">{t('admin.no_results', { query: searched })}</p>}
+      {capped && (
+        <p className="muted" id={cappedId}>
+          {t('admin.account.matching_capped', { count: ACCOUNT_SEARCH_LIMIT })}
+        </p>
+      )}
       {list.length > 0 && (
-        <ul className="admin-rows" id={resultsId} aria-label={t('admin.results_for', { query: searched })}>
+        <ul className="admin-rows" id={resultsId} aria-label={t('admin.results_for', { query: searched })} aria-describedby={capped ? cappedId : undefined}>
           {list.map((account) => (
             <AccountRow key={account.id} account={account} onChange={replace} />
           ))}

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { requestAccountEmailChange, withdrawAccountEmailChange, type AdminAccount } from '../../api/admin.ts';
+import { requestAccountEmailChange, withdrawAccountEmailChange } from '../../api/admin.ts';
 import { isApiError } from '../../api/client.ts';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
@@ -8,7 +8,10 @@ import { focusIsLost, useFocusBack } from '../../components/use-focus-back.ts';
 import { useAdminErrorHandler } from '../admin-auth.ts';
 import { failureText } from '../failure-text.ts';
 import { Modal } from '../modal.tsx';
+import { formatUtc } from '../utc-time.ts';
+import { pendingChange, type ListedAccount } from './account-view.ts';
 import { NONE_PENDING, refusalKey } from './email-change-refusals.ts';
+import { getPendingEmailChange } from './pending-email-change-api.ts';
 
 /** A failure, and which call it was: only the request's is about the address typed. */
 interface Failure {
@@ -24,10 +27,23 @@ interface Failure {
  * goes to the console's sign-in notice, as a credential deletion does.
  *
  * A pending change is withdrawn from here too (its link stops working): at once from the sent
- * view, for the operator who spots a typo, or from the form for one asked earlier. The dialog
- * then says what was withdrawn, or that nothing was waiting.
+ * view, for the operator who spots a typo, or from the form for one asked earlier, which the form
+ * names with the end of its link. Withdraw is offered only then (there was nothing to withdraw
+ * otherwise). The dialog then says what was withdrawn, or that nothing was waiting (the link was
+ * confirmed or ran out meanwhile). The row learns of each: the change sent, read back from the
+ * server with its link's end, or gone.
  */
-export function EmailChangeModal({ account, open, onClose }: { account: AdminAccount; open: boolean; onClose: () => void }) {
+export function EmailChangeModal({
+  account,
+  open,
+  onChange,
+  onClose,
+}: {
+  account: ListedAccount;
+  open: boolean;
+  onChange: (account: ListedAccount) => void;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const id = useId();
   const handleAdminError = useAdminErrorHandler();
@@ -42,6 +58,7 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
   const closeButton = useRef<HTMLButtonElement>(null);
   const emailField = useRef<HTMLInputElement>(null);
   const busy = sending || withdrawing;
+  const pending = pendingChange(account, new Date());
   // Withdraw is disabled while its call runs, which drops the focus: it comes back when the call
   // failed; when the view changed instead (sent, or ended), Close takes it, as data-autofocus
   // would have on opening.
@@ -69,6 +86,12 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
     try {
       await requestAccountEmailChange(account.id, wanted);
       setSentTo(wanted.toLowerCase());
+      // The row shows the change it replaced until told otherwise: read back what now waits. Not
+      // knowing (a failed read) leaves the row as it was; the next search shows it.
+      getPendingEmailChange(account.id).then(
+        (now) => onChange({ ...account, pending_email_change: now }),
+        () => undefined,
+      );
     } catch (failure) {
       if (handleAdminError(failure, 'action')) return;
       const key = refusalKey(failure);
@@ -84,11 +107,14 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
     try {
       const withdrawn = await withdrawAccountEmailChange(account.id);
       setEnded(t('admin.email_change.withdrawn', { email: withdrawn.email }));
+      onChange({ ...account, pending_email_change: null });
     } catch (failure) {
       if (handleAdminError(failure, 'action')) return;
       // Nothing to withdraw (confirmed, expired, or ended meanwhile): an answer, not a failure.
-      if (isApiError(failure) && failure.type === NONE_PENDING) setEnded(t('admin.email_change.none_pending'));
-      else setError({ text: failureText(t('admin.email_change.withdraw_failed'), failure, t), of: 'withdrawal' });
+      if (isApiError(failure) && failure.type === NONE_PENDING) {
+        setEnded(t('admin.email_change.none_pending'));
+        onChange({ ...account, pending_email_change: null });
+      } else setError({ text: failureText(t('admin.email_change.withdraw_failed'), failure, t), of: 'withdrawal' });
     } finally {
       setWithdrawing(false);
     }
@@ -120,9 +146,11 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
           </>
         ) : (
           <>
-            <Button ref={withdrawButton} type="button" variant="secondary" loading={withdrawing} disabled={sending} onClick={() => void withdraw()}>
-              {t('admin.email_change.withdraw')}
-            </Button>
+            {pending && (
+              <Button ref={withdrawButton} type="button" variant="secondary" loading={withdrawing} disabled={sending} onClick={() => void withdraw()} aria-describedby={`${id}-pending`}>
+                {t('admin.email_change.withdraw')}
+              </Button>
+            )}
             <div className="modal-foot-group">
               <Button type="button" variant="secondary" onClick={onClose} disabled={busy}>
                 {t('app.cancel')}
@@ -153,6 +181,7 @@ export function EmailChangeModal({ account, open, onClose }: { account: AdminAcc
           }}
         >
           <p>{t('admin.email_change.explain', { email: account.email })}</p>
+          {pending && <Notice id={`${id}-pending`} message={t('admin.email_change.pending_explain', { email: pending.email, time: formatUtc(pending.expires_at) })} />}
           <div className="field">
             <label htmlFor={`${id}-email`}>{t('admin.email_change.new_email')}</label>
             <input
