@@ -1,6 +1,6 @@
 /**
- * `npm run client -- add <client_id> --redirect <uri> [--redirect <uri>]… [--logout <uri>]… [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]`
- * `npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>… | --no-logout] [--name <name>] [--alg ES256|RS256]`
+ * `npm run client -- add <client_id> --redirect <uri> [--redirect <uri>]… [--logout <uri>]… [--login-uri <uri>] [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]`
+ * `npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>… | --no-logout] [--login-uri <uri> | --no-login-uri] [--name <name>] [--alg ES256|RS256]`
  * `npm run client -- rotate-secret <client_id>`
  * `npm run client -- list`
  * `npm run client -- help` (or `--help`, `-h`)
@@ -15,8 +15,8 @@ import { clientCacheMs, insertClient, rotateClientSecret, updateClient, type Cli
 import { withContext } from './cli-context.ts';
 
 const usage = [
-  'usage: npm run client -- add <client_id> --redirect <uri> [--redirect <uri>]… [--logout <uri>]… [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]',
-  '       npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>… | --no-logout] [--name <name>] [--alg ES256|RS256]',
+  'usage: npm run client -- add <client_id> --redirect <uri> [--redirect <uri>]… [--logout <uri>]… [--login-uri <uri>] [--public] [--name <name>] [--secret <secret>] [--alg ES256|RS256]',
+  '       npm run client -- update <client_id> [--redirect <uri>]… [--logout <uri>… | --no-logout] [--login-uri <uri> | --no-login-uri] [--name <name>] [--alg ES256|RS256]',
   '       npm run client -- rotate-secret <client_id>',
   '       npm run client -- list',
   '       npm run client -- help',
@@ -24,6 +24,9 @@ const usage = [
   '  --redirect <uri>   a redirect URI; repeat for more (update: the list given replaces the stored one)',
   '  --logout <uri>     a post-logout redirect URI; repeat for more (update: replaces the stored list)',
   '  --no-logout        update: remove every post-logout redirect URI',
+  '  --login-uri <uri>  where the app starts its own sign-in (initiate_login_uri, https only): Nyckel sends',
+  '                     browsers there to sign in again and for an operator\'s "log in as"',
+  '  --no-login-uri     update: remove the login URI',
   '  --public           a public client (a single-page app in the browser): PKCE alone, no secret',
   '  --secret <secret>  add: this secret instead of a generated one (confidential clients only)',
   '  --name <name>      the name shown to people signing in',
@@ -40,13 +43,15 @@ const options = {
   secret: { type: 'string' },
   alg: { type: 'string' },
   'no-logout': { type: 'boolean' },
+  'login-uri': { type: 'string' },
+  'no-login-uri': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** The options each command takes; any other one is a usage error, not silently ignored. */
 const allowed: Record<string, (keyof typeof options)[]> = {
-  add: ['redirect', 'logout', 'public', 'name', 'secret', 'alg'],
-  update: ['redirect', 'logout', 'no-logout', 'name', 'alg'],
+  add: ['redirect', 'logout', 'login-uri', 'public', 'name', 'secret', 'alg'],
+  update: ['redirect', 'logout', 'no-logout', 'login-uri', 'no-login-uri', 'name', 'alg'],
   'rotate-secret': [],
   list: [],
 };
@@ -79,6 +84,7 @@ if (misplaced.length) {
   );
 }
 if (values.logout && values['no-logout']) usageError('--logout and --no-logout exclude each other');
+if (values['login-uri'] !== undefined && values['no-login-uri']) usageError('--login-uri and --no-login-uri exclude each other');
 // A public client has no secret: storing the given one would only hide that it is never checked.
 if (values.public && values.secret !== undefined) {
   usageError('a public client (--public) has no secret: it authenticates with PKCE alone. Leave out --secret, or --public for a confidential client.');
@@ -103,6 +109,7 @@ const optionOf: Record<string, string> = {
   client_name: '--name',
   redirect_uris: '--redirect',
   post_logout_redirect_uris: '--logout',
+  initiate_login_uri: '--login-uri',
   client_secret: '--secret',
   id_token_signed_response_alg: '--alg',
 };
@@ -128,6 +135,7 @@ await withContext(async (ctx) => {
         client_name: values.name,
         redirect_uris: values.redirect ?? [],
         post_logout_redirect_uris: values.logout,
+        initiate_login_uri: values['login-uri'],
         public: values.public,
         client_secret: values.secret,
         id_token_signed_response_alg: alg,
@@ -139,6 +147,7 @@ await withContext(async (ctx) => {
         client_name: values.name,
         redirect_uris: values.redirect,
         post_logout_redirect_uris: values['no-logout'] ? [] : values.logout,
+        initiate_login_uri: values['no-login-uri'] ? null : values['login-uri'],
         id_token_signed_response_alg: alg,
       };
       report(id, await updateClient(ctx.db, id, changes), () => [`Client ${id} updated.`, cacheNote]);
@@ -166,6 +175,7 @@ interface ListedMetadata {
   id_token_signed_response_alg?: string;
   redirect_uris: string[];
   post_logout_redirect_uris?: string[];
+  initiate_login_uri?: string;
 }
 
 function describeClient(meta: ListedMetadata): string {
@@ -178,6 +188,7 @@ function describeClient(meta: ListedMetadata): string {
     field('ID token alg', [meta.id_token_signed_response_alg ?? 'ES256']),
     field('redirect', meta.redirect_uris),
     field('post-logout', meta.post_logout_redirect_uris ?? []),
+    field('login URI', meta.initiate_login_uri ? [meta.initiate_login_uri] : []),
   ].join('\n');
 }
 

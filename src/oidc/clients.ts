@@ -22,10 +22,26 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
-const redirectUri = z.string().superRefine((uri, ctx) => {
-  const problem = redirectUriProblem(uri);
-  if (problem) ctx.addIssue({ code: 'custom', message: `"${uri}" ${problem}` });
-});
+/**
+ * Why `uri` cannot be a client's `initiate_login_uri` (OpenID Connect Core 4, third-party initiated
+ * login: where the app starts its own sign-in), or undefined. https only, localhost included:
+ * OpenID Connect Dynamic Client Registration 2 asks it, and oidc-provider refuses a client whose
+ * initiate_login_uri is anything else (client_schema.js, HTTPS_URI), which would fail every call
+ * of that client. No fragment or credentials, as for redirect URIs: Nyckel sends browsers there
+ * with its own query (iss, login_hint).
+ */
+export function initiateLoginUriProblem(uri: string): string | undefined {
+  const protocol = URL.parse(uri)?.protocol;
+  if (protocol && protocol !== 'https:') return 'must be an https URL, on localhost too';
+  return redirectUriProblem(uri);
+}
+
+const checkedUri = (problemOf: (uri: string) => string | undefined) =>
+  z.string().superRefine((uri, ctx) => {
+    const problem = problemOf(uri);
+    if (problem) ctx.addIssue({ code: 'custom', message: `"${uri}" ${problem}` });
+  });
+const redirectUri = checkedUri(redirectUriProblem);
 
 /** What an operator may register; everything else takes the secure defaults of the provider. */
 export const clientInputSchema = z.object({
@@ -38,12 +54,15 @@ export const clientInputSchema = z.object({
   /** Given secrets (the demo's) may be short; `npm run client` generates 256-bit ones by default. */
   client_secret: z.string().min(12).optional(),
   id_token_signed_response_alg: z.enum(['ES256', 'RS256']).default('ES256'),
+  initiate_login_uri: checkedUri(initiateLoginUriProblem).optional(),
 });
 
 export type ClientInput = z.input<typeof clientInputSchema>;
 
-/** What `updateClient` may change; whatever is absent keeps its stored value. */
-export type ClientChanges = Partial<Pick<ClientInput, 'client_name' | 'redirect_uris' | 'post_logout_redirect_uris' | 'id_token_signed_response_alg'>>;
+/** What `updateClient` may change; whatever is absent keeps its stored value, and a null initiate_login_uri removes it. */
+export type ClientChanges = Partial<Pick<ClientInput, 'client_name' | 'redirect_uris' | 'post_logout_redirect_uris' | 'id_token_signed_response_alg'>> & {
+  initiate_login_uri?: string | null;
+};
 
 export function clientMetadata(input: ClientInput): Record<string, unknown> {
   const parsed = clientInputSchema.parse(input);
@@ -55,6 +74,7 @@ export function clientMetadata(input: ClientInput): Record<string, unknown> {
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     id_token_signed_response_alg: parsed.id_token_signed_response_alg,
+    ...(parsed.initiate_login_uri === undefined ? {} : { initiate_login_uri: parsed.initiate_login_uri }),
   };
   return parsed.public
     ? { ...base, token_endpoint_auth_method: 'none' }
@@ -110,7 +130,10 @@ export async function insertClient(db: Db, input: ClientInput): Promise<ClientWr
 /** Changes only the settings given; the secret, the auth method and the rest stay as stored. */
 export async function updateClient(db: Db, clientId: string, changes: ClientChanges): Promise<ClientWrite> {
   const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-  return rewriteClient(db, clientId, (stored) => ({ metadata: clientMetadata({ ...storedInput(stored), ...given }) }));
+  return rewriteClient(db, clientId, (stored) => {
+    const input = { ...storedInput(stored), ...given };
+    return { metadata: clientMetadata({ ...input, initiate_login_uri: input.initiate_login_uri ?? undefined }) };
+  });
 }
 
 /** A new generated secret for a confidential client, answered once; the old one stops working. */
@@ -146,6 +169,7 @@ interface StoredMetadata {
   /** Its hash (client-secret.ts); kept as it is by updates. */
   client_secret?: string;
   id_token_signed_response_alg?: 'ES256' | 'RS256';
+  initiate_login_uri?: string;
 }
 
 /** The input that gives the stored metadata again (clientMetadata wrote it). */
@@ -158,6 +182,7 @@ function storedInput(stored: StoredMetadata): ClientInput {
     public: stored.token_endpoint_auth_method === 'none',
     client_secret: stored.client_secret,
     id_token_signed_response_alg: stored.id_token_signed_response_alg,
+    initiate_login_uri: stored.initiate_login_uri,
   };
 }
 

@@ -156,7 +156,7 @@ const npmRun = (script: string, args: string[]) => runScript(dataDir, script, ar
 // run, which would only repeat them, skips them.
 describe.skipIf(process.env.DATABASE_URL)('help of the command-line tools', () => {
   it.each([
-    ['client', ['--help'], ['add <client_id>', 'update <client_id>', '--no-logout', 'rotate-secret <client_id>', 'list']],
+    ['client', ['--help'], ['add <client_id>', 'update <client_id>', '--no-logout', '--login-uri <uri>', '--no-login-uri', 'rotate-secret <client_id>', 'list']],
     ['client', ['add', 'x', '-h'], ['add <client_id>']],
     ['keys', ['help'], ['rotate [--now]']],
     ['operator', ['--help'], ['grant <email>', 'revoke <email>', 'list']],
@@ -207,4 +207,34 @@ describe.skipIf(process.env.DATABASE_URL)('npm run client: options and listing',
     expect(listed).toContain('  post-logout   (none)');
     expect(listed).toContain('  redirect      http://localhost:9995/cb\n                http://localhost:9995/cb2\n');
   }, 180_000);
+
+  it('add and update set the initiate_login_uri (--login-uri), update --no-login-uri removes it; list shows it', async () => {
+    const added = await npmRun('client', ['add', 'cli-login', '--public', '--redirect', 'http://localhost:9994/cb', '--login-uri', 'https://app.example.com/start']);
+    expect(added.code, added.stderr).toBe(0);
+    const block = (loginUri: string) =>
+      ['cli-login', '  name          cli-login', '  type          public (PKCE only)', '  ID token alg  ES256', '  redirect      http://localhost:9994/cb', '  post-logout   (none)', `  login URI     ${loginUri}`].join('\n');
+    expect((await npmRun('client', ['list'])).stdout).toContain(block('https://app.example.com/start'));
+
+    const moved = await npmRun('client', ['update', 'cli-login', '--login-uri', 'https://app.example.com/again?from=nyckel']);
+    expect(moved.code, moved.stderr).toBe(0);
+    const both = await npmRun('client', ['update', 'cli-login', '--no-login-uri', '--login-uri', 'https://app.example.com/start']);
+    expect([both.code, both.stderr.split('\n')[0]]).toEqual([64, 'nyckel: --login-uri and --no-login-uri exclude each other']);
+    const refused = await npmRun('client', ['update', 'cli-login', '--login-uri', 'http://localhost:9994/start']);
+    expect([refused.code, refused.stderr.trim()]).toEqual([64, 'nyckel: --login-uri: "http://localhost:9994/start" must be an https URL, on localhost too']);
+    expect((await npmRun('client', ['list'])).stdout).toContain(block('https://app.example.com/again?from=nyckel'));
+
+    const removed = await npmRun('client', ['update', 'cli-login', '--no-login-uri']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await npmRun('client', ['list'])).stdout).toContain(block('(none)'));
+  }, 180_000);
+
+  it.each([
+    ['/start', 'is not a URL'],
+    ['https://app.example.com/start#again', 'must not contain a fragment (#)'],
+    ['javascript:alert(1)', 'must be an https URL, on localhost too'],
+    ['http://app.example.com/start', 'must be an https URL, on localhost too'],
+  ])('add refuses --login-uri %s: %s', async (uri, problem) => {
+    const refused = await npmRun('client', ['add', 'cli-login-bad', '--redirect', 'http://localhost:9993/cb', '--login-uri', uri]);
+    expect([refused.code, refused.stdout, refused.stderr.trim()]).toEqual([64, '', `nyckel: --login-uri: "${uri}" ${problem}`]);
+  }, 60_000);
 });

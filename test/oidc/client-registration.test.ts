@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   clientMetadata,
+  initiateLoginUriProblem,
   insertClient,
   redirectUriProblem,
   rotateClientSecret,
@@ -78,6 +79,36 @@ describe('redirect and post-logout URIs at registration', () => {
     const uri = 'https://user:password@rp.example.com/callback';
     expect(redirectUriProblem(uri)).toBe('must not contain a user name or password');
     expect(await providerAccepts({ ...uncheckedMetadata({ client_id: 'rp-userinfo', client_secret: 'rp-userinfo-secret-01234' }), redirect_uris: [uri] })).toBe(true);
+  });
+});
+
+describe('initiate_login_uri at registration (OpenID Connect Core 4, third-party initiated login)', () => {
+  // [uri, accepted by oidc-provider, Nyckel's refusal]
+  const uris: [string, boolean, string | undefined][] = [
+    ['https://rp.example.com/start', true, undefined],
+    ['https://localhost:9999/start?from=nyckel', true, undefined],
+    // Unlike redirect URIs, the library takes no http here, not even on localhost.
+    ['http://localhost:9999/start', false, 'must be an https URL, on localhost too'],
+    ['http://rp.example.com/start', false, 'must be an https URL, on localhost too'],
+    ['javascript:alert(1)', false, 'must be an https URL, on localhost too'],
+    ['/start', false, 'is not a URL'],
+    ['rp.example.com/start', false, 'is not a URL'],
+    // Nyckel's own rules, as for redirect URIs: it appends its query (iss, login_hint) there.
+    ['https://rp.example.com/start#x', true, 'must not contain a fragment (#)'],
+    ['https://user:password@rp.example.com/start', true, 'must not contain a user name or password'],
+  ];
+
+  it.each(uris)('%s: oidc-provider accepts it: %s; Nyckel refuses it: %j', async (uri, libraryAccepts, problem) => {
+    const base = { client_id: 'rp-login-uri', client_secret: 'rp-login-uri-secret-0123' };
+    expect(await providerAccepts({ ...uncheckedMetadata(base), initiate_login_uri: uri })).toBe(libraryAccepts);
+    expect(initiateLoginUriProblem(uri)).toBe(problem);
+    const registered = () => clientMetadata({ ...base, redirect_uris: ['https://rp.example.com/cb'], initiate_login_uri: uri });
+    if (problem) {
+      expect(registered).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: ['initiate_login_uri'], message: `"${uri}" ${problem}` })] }));
+    } else {
+      expect(registered()).toMatchObject({ initiate_login_uri: uri });
+      expect(await providerAccepts(registered())).toBe(true);
+    }
   });
 });
 
@@ -175,6 +206,28 @@ describe('registering and changing a client', () => {
     expect(await stored('rp-legacy')).toEqual(keptAs(legacy));
     expect(await stored('rp-made')).toEqual(hashedBefore);
     expect(await (await provider.Client.find('rp-legacy'))!.compareClientSecret('rp-legacy-secret-0123456789')).toBe(true);
+  });
+
+  it('add and update set initiate_login_uri, update keeps it, null removes it; oidc-provider loads the client with it', async () => {
+    const start = 'https://rp.example.com/start';
+    const added = metadataOf(await insertClient(ctx.db, { client_id: 'rp-login', public: true, redirect_uris: ['https://rp.example.com/cb'], initiate_login_uri: start }));
+    expect(await stored('rp-login')).toEqual({ ...added, initiate_login_uri: start });
+    expect((await provider.Client.find('rp-login'))?.initiateLoginUri).toBe(start);
+
+    const renamed = metadataOf(await updateClient(ctx.db, 'rp-login', { client_name: 'Renamed' }));
+    expect(renamed).toEqual({ ...added, client_name: 'Renamed' });
+    const moved = metadataOf(await updateClient(ctx.db, 'rp-login', { initiate_login_uri: 'https://rp.example.com/again' }));
+    expect(moved).toEqual({ ...renamed, initiate_login_uri: 'https://rp.example.com/again' });
+    await expect(updateClient(ctx.db, 'rp-login', { initiate_login_uri: 'http://rp.example.com/start' })).rejects.toThrow(z.ZodError);
+    expect(await stored('rp-login')).toEqual(moved);
+    const removed = metadataOf(await updateClient(ctx.db, 'rp-login', { initiate_login_uri: null }));
+    expect(removed).not.toHaveProperty('initiate_login_uri');
+    expect(await stored('rp-login')).toEqual(removed);
+
+    // A confidential client given one by update, looked up for the first time (the adapter caches a client 30 s).
+    await insertClient(ctx.db, { client_id: 'rp-login-later', redirect_uris: ['https://rp.example.com/cb'] });
+    await updateClient(ctx.db, 'rp-login-later', { initiate_login_uri: start });
+    expect((await provider.Client.find('rp-login-later'))?.initiateLoginUri).toBe(start);
   });
 
   it('refuses to rotate the secret of a public client, and to change an unknown one', async () => {
