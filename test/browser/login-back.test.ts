@@ -30,7 +30,7 @@ beforeAll(async () => {
     await upsertClient(h.server.ctx.db, { client_id: clientId, redirect_uris: [`${rpBase}/callback`], client_secret: secret });
     configs.set(clientId, await client.discovery(new URL(h.server.issuer), clientId, secret, undefined, { execute: [client.allowInsecureRequests] }));
   }
-  // The CLI does not register initiate_login_uri: added to the stored metadata as an operator would.
+  // initiate_login_uri, as `npm run client -- update back-rp-restart --login-uri <uri>` registers it.
   const row = await h.server.ctx.db('oidc_clients').where({ client_id: 'back-rp-restart' }).first('metadata');
   const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
   await h.server.ctx.db('oidc_clients').where({ client_id: 'back-rp-restart' }).update({ metadata: JSON.stringify({ ...metadata, initiate_login_uri: initiateLoginUri }) });

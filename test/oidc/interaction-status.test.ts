@@ -24,7 +24,7 @@ beforeAll(async () => {
   server = await startTestServer();
   await createAccount(server.ctx.db, { email, password });
   await upsertClient(server.ctx.db, { client_id: 'status-rp', redirect_uris: [redirectUri], client_secret: 'status-rp-secret-0123456789' });
-  // The CLI does not register initiate_login_uri: as an operator's hand-edited metadata would have it.
+  // initiate_login_uri, as `npm run client -- add … --login-uri <uri>` registers it.
   const initiating = { ...clientMetadata({ client_id: 'status-initiating', public: true, redirect_uris: [redirectUri] }), initiate_login_uri: initiateLoginUri };
   await server.ctx.db('oidc_clients').insert({ client_id: 'status-initiating', metadata: JSON.stringify(initiating) });
   // oidc-provider takes only https for initiate_login_uri: this client's metadata does not load.
