@@ -284,7 +284,8 @@ describe('a notice when support deletes a credential in the console', () => {
     expect(signedOut.text).toContain('Support har just loggat ut ditt konto från alla webbläsare och program.');
     expect(signedOut.text).toContain('Om du inte bad om det, kontakta din administratör.');
 
-    await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'en' });
+    // Locked (an unlock with no lock in force is refused and mails nothing).
+    await t.ctx.db('accounts').where({ id: account.id }).update({ locale: 'en', locked_until: new Date(t.ctx.now().getTime() + 60_000) });
     expect((await support.post(`/api/accounts/${account.id}/unlock`)).status).toBe(200);
     const mails = await mailsTo(account.email);
     expect(mails.map((m) => m.subject)).toEqual(['Support har loggat ut ditt konto överallt', 'Support unlocked sign-in to your account']);
