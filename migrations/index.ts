@@ -8,6 +8,7 @@ import * as hashedClientSecrets from './007_hashed_client_secrets.ts';
 import * as oneOpenResetLink from './008_one_open_reset_link.ts';
 import * as unchosenLocale from './009_unchosen_locale.ts';
 import * as queryIndexes from './010_query_indexes.ts';
+import * as ownActivityIndex from './011_own_activity_index.ts';
 
 /** Every migration, in order. A static list: no file-system discovery, so PGlite and bundling work alike. */
 export const migrations: Record<string, Knex.Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Knex.Migration> = {
   '008_one_open_reset_link': oneOpenResetLink,
   '009_unchosen_locale': unchosenLocale,
   '010_query_indexes': queryIndexes,
+  '011_own_activity_index': ownActivityIndex,
 };

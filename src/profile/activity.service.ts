@@ -4,9 +4,18 @@ import { summarizeActivity, tenantIdsOf, type ActivityEntry, type AuditRow } fro
 export const activityLimit = 20;
 
 /**
+ * What the person did naming no account. An operator's own work names none either (account
+ * searches, tenant changes): it is not their activity, and an index leaves it out (migration
+ * 011). The condition is written as the index's, so PostgreSQL can tell the index answers it.
+ */
+export function ownActivity(db: Context['db'], accountId: string) {
+  return db('audit_events').where({ actor_id: accountId }).whereRaw("target_account_id is null and action not like 'operator.%'");
+}
+
+/**
  * GET /api/accounts/activity: the last 20 audit events about the person — what happened to their
  * account (sign-ins, failed attempts, changes, operators' actions on it) and what they did that
- * names no other account. What an operator did to others is not their activity.
+ * names no other account. What an operator did to others, or as an operator, is not their activity.
  */
 export async function listActivity(ctx: Pick<Context, 'db'>, accountId: string): Promise<{ events: ActivityEntry[] }> {
   const newestFirst = [
@@ -19,7 +28,7 @@ export async function listActivity(ctx: Pick<Context, 'db'>, accountId: string):
   // target is null)` made PostgreSQL fetch and sort every event about the person, and anyone can
   // add those (a failed sign-in naming them is one), so the page would slow as others chose.
   const about = ctx.db('audit_events').where({ target_account_id: accountId }).orderBy([...newestFirst]).limit(activityLimit).select(columns);
-  const own = ctx.db('audit_events').where({ actor_id: accountId }).whereNull('target_account_id').orderBy([...newestFirst]).limit(activityLimit).select(columns);
+  const own = ownActivity(ctx.db, accountId).orderBy([...newestFirst]).limit(activityLimit).select(columns);
   const rows = (await ctx.db
     .from(ctx.db.unionAll([about, own], true).as('e'))
     .orderBy([...newestFirst])

@@ -6,6 +6,7 @@ import { migrateLatest, migrateRollbackAll } from '../../src/db/migrate.ts';
 import { createTestDb } from '../helpers/context.ts';
 import * as unchosenLocale from '../../migrations/009_unchosen_locale.ts';
 import * as queryIndexes from '../../migrations/010_query_indexes.ts';
+import { ownActivity } from '../../src/profile/activity.service.ts';
 
 /** The data model of DESIGN.md ("operators/roles" is operator_roles); signing_keys holds the OIDC keys. */
 const designTables = [
@@ -116,6 +117,17 @@ describe('migrations on the test database', () => {
     expect(await indexes()).toEqual([]);
     await queryIndexes.up(db);
     expect(await indexes()).toHaveLength(3);
+  });
+
+  it("reads the profile's own activity off an index that leaves operators' work out", async () => {
+    const query = ownActivity(db, '00000000-0000-4000-8000-000000000001').orderBy([{ column: 'at', order: 'desc' }]).limit(20).select('id');
+    const plan = await db.transaction(async (trx) => {
+      // The table is nearly empty here: without this PostgreSQL would rightly read it whole.
+      await trx.raw('set local enable_seqscan = off');
+      const rows = (await trx.raw(`explain ${query.toString()}`)).rows as { 'QUERY PLAN': string }[];
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('audit_events_own_activity');
   });
 });
 

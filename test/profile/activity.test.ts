@@ -89,9 +89,11 @@ describe('GET /api/accounts/activity: the newest events', () => {
       const [inserted] = (await t.ctx.db('audit_events').insert({ ...row, at }).returning('id')) as { id: string | number }[];
       ids.set(i, String(inserted!.id));
     }
-    // Newer still, and not the person's activity: what they did to another account, what another did to another.
+    // Newer still, and not the person's activity: what they did to another account or as an
+    // operator (a search names no account), what another did to another.
     await t.ctx.db('audit_events').insert([
       { action: 'operator.account.locked', actor_id: account.id, target_account_id: other!.id, at: new Date(base) },
+      { action: 'operator.accounts.searched', actor_id: account.id, target_account_id: null, details: { term: 'karlsson', count: 3 }, at: new Date(base) },
       { action: 'account.setting.changed', actor_id: other!.id, target_account_id: null, at: new Date(base) },
     ]);
 
