@@ -182,8 +182,8 @@ describe('login error messages (spec section 8)', () => {
   });
 
   it.each([
-    // src/oidc/interaction.routes.ts: the application's sign-in request ended before the person finished.
-    ['interaction_expired', 'The sign-in took too long. Go back to the application and start again.', 'Inloggningen tog för lång tid. Gå tillbaka till programmet och börja om.'],
+    // src/oidc/interaction.routes.ts: the application's sign-in request is over (finished, or expired) before this page used it.
+    ['interaction_expired', 'This sign-in page has already been used or has ended. Go back to the application and sign in from there.', 'Den här inloggningssidan har redan använts eller gått ut. Gå tillbaka till programmet och logga in därifrån.'],
     // An upstream sign-in that met a store or database outage comes back with the AppError's type.
     ['service_unavailable', 'The service is temporarily unavailable. Please try again in a moment.', 'Tjänsten är tillfälligt otillgänglig. Försök igen om en stund.'],
   ])('/login?error=%s says what happened, not "Failed to authenticate"', (type, english, swedish) => {
