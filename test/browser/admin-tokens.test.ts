@@ -70,6 +70,7 @@ describe('tokens page', () => {
     const stranger = rows.filter({ hasText: '203.0.113.99' });
     await own.getByText(t.en('profile.sessions.signed_in', { when: utc(early) }), { exact: true }).waitFor();
     await own.getByText(t.en('profile.devices.name', { browser: 'Firefox', os: 'Linux' }), { exact: true }).waitFor();
+    await own.getByText(t.en('admin.tokens_page.ip', { ip: '192.0.2.10' }), { exact: true }).waitFor();
     await stranger.getByText(t.en('profile.sessions.signed_in', { when: utc(late) }), { exact: true }).waitFor();
     await stranger.getByText(t.en('profile.devices.name', { browser: 'Safari', os: 'iPhone' }), { exact: true }).waitFor();
     expect(await stranger.getByText(t.en('profile.devices.last_used', { when: '' }).trim()).count()).toBe(1);

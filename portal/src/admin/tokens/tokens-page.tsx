@@ -98,7 +98,7 @@ function SessionFacts({ token }: { token: TokenEntry }) {
     <div className="muted token-session">
       {signedIn && <div>{t('profile.sessions.signed_in', { when: signedIn })}</div>}
       <div title={token.user_agent ?? undefined}>{os ? t('profile.devices.name', { browser: browserName, os }) : browserName}</div>
-      {token.ip && <div>{token.ip}</div>}
+      {token.ip && <div>{t('admin.tokens_page.ip', { ip: token.ip })}</div>}
       {lastSeen && <div>{t('profile.devices.last_used', { when: lastSeen })}</div>}
     </div>
   );
