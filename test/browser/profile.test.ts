@@ -118,6 +118,9 @@ describe('account profile in the browser', () => {
     const passwordSwitch = page.getByRole('switch', { name: t.en('profile.password.switch'), exact: true });
     await passwordSwitch.waitFor();
     expect(await passwordSwitch.isChecked()).toBe(true);
+    // The hint says what the switch does from where it is: on, turning it off.
+    const hint = page.locator(`#${await passwordSwitch.getAttribute('aria-describedby')}`);
+    expect(await hint.textContent()).toBe(t.en('profile.password.stakeholder_on'));
 
     h.server.ctx.advance(6 * 60 * 1000);
     await passwordSwitch.click();
@@ -132,6 +135,7 @@ describe('account profile in the browser', () => {
     await page.getByRole('button', { name: t.en('profile.password.confirm'), exact: true }).click();
     await page.getByRole('status').filter({ hasText: t.en('success.credential_deleted') }).waitFor();
     await expect.poll(() => passwordSwitch.isChecked()).toBe(false);
+    expect(await hint.textContent()).toBe(t.en('profile.password.stakeholder_intro'));
   });
 });
 

@@ -112,7 +112,7 @@ export function PasswordSwitch({ email, isUser, credentials, onChanged }: Passwo
         </span>
       </div>
       <p className="muted field-hint" id={hintId}>
-        {isUser ? t('profile.password.user_locked') : t('profile.password.stakeholder_intro')}
+        {isUser ? t('profile.password.user_locked') : on ? t('profile.password.stakeholder_on') : t('profile.password.stakeholder_intro')}
       </p>
       {confirming && (
         <ConfirmPanel
