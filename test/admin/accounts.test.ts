@@ -62,9 +62,9 @@ describe('account search and list', () => {
     expect(byName.body).toHaveLength(1);
     const [found] = byName.body;
     expect(Object.keys(found).sort()).toEqual(
-      ['available_credentials', 'email', 'id', 'image', 'is_stakeholder', 'is_user', 'last_login_at', 'locked_until', 'name', 'pending_email_change', 'tenant_access'].sort(),
+      ['available_credentials', 'email', 'id', 'image', 'is_stakeholder', 'is_user', 'last_login_at', 'lock', 'locked_until', 'name', 'pending_email_change', 'tenant_access'].sort(),
     );
-    expect(found).toMatchObject({ id: anna, name: 'Anna Andersson', email: 'anna.andersson@acme.test', image: 'https://img.example/a.png', is_user: true, is_stakeholder: false, last_login_at: null, locked_until: null, pending_email_change: null });
+    expect(found).toMatchObject({ id: anna, name: 'Anna Andersson', email: 'anna.andersson@acme.test', image: 'https://img.example/a.png', is_user: true, is_stakeholder: false, last_login_at: null, locked_until: null, pending_email_change: null, lock: null });
     // Both were inserted at once (same created_at): compare without order.
     expect(found.available_credentials).toHaveLength(2);
     expect(found.available_credentials).toEqual(

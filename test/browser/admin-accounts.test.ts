@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { useBrowserHarness } from './harness.ts';
 import { signInAsOperator } from './operator-session.ts';
@@ -73,6 +74,29 @@ describe('account actions', () => {
     await badge.waitFor({ state: 'detached' });
     expect(await row.getByRole('button', { name: t.en('admin.account.unlock'), exact: true }).count()).toBe(0);
     expect(await h.server.ctx.db('audit_events').where({ action: 'operator.account.unlocked', target_account_id: id })).toHaveLength(0);
+  });
+
+  it('a locked row says under its badge how the lock began: failures in a row, address and browser', async () => {
+    const { page } = h;
+    await signInAsOperator(h, page.context(), { role: 'support' });
+    const email = `${unique('guessed')}@example.test`;
+    const accountId = await createAccount(h.server.ctx.db, { email, name: 'Gun Guessed' });
+    const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    const meta = { accountId, method: 'password', reason: 'invalid_credentials', ip: '203.0.113.7', userAgent: firefox };
+    for (let i = 1; i < lockoutPolicy.maxFailures; i += 1) await recordFailure(h.server.ctx, email, meta);
+    await recordFailure(h.server.ctx, email, meta).catch(() => {});
+    const lockedAt = (await h.server.ctx.db('audit_events').where({ action: 'login.locked', target_account_id: accountId }).first('at')) as { at: Date };
+
+    await search(page, email);
+    const row = page.locator('.account-row', { hasText: email });
+    const facts = row.getByText(t.en('admin.account.lock_facts_other', { time: utc(lockedAt.at), count: 10, from: '203.0.113.7 (Firefox on Linux)' }), { exact: true });
+    await facts.waitFor();
+
+    // Unlocked, the facts go with the badge.
+    await row.getByRole('button', { name: t.en('admin.account.unlock'), exact: true }).click();
+    await page.getByRole('dialog', { name: t.en('admin.account.unlock_title') }).getByRole('button', { name: t.en('admin.account.unlock'), exact: true }).click();
+    await page.getByText(t.en('admin.account.unlocked'), { exact: true }).waitFor();
+    await facts.waitFor({ state: 'detached' });
   });
 
   it('a reset mail refused for its budget says the reset mails’ limit was reached and how long to wait', async () => {

@@ -27,6 +27,30 @@ export interface AdminAccount {
   locked_until: string | null;
   available_credentials: AvailableCredential[];
   tenant_access: TenantAccess[];
+  /** An admin's change of the address waiting for the new one to confirm it; null (or absent, an older server) when none. */
+  pending_email_change?: PendingEmailChange | null;
+  /** How the lock in force began; null (or absent, an older server) when not locked. */
+  lock?: AccountLock | null;
+}
+
+/** An admin's change of the address, waiting for the new one to confirm it (openapi.yaml, PendingEmailChange). */
+export interface PendingEmailChange {
+  email: string;
+  /** When the link mailed to the new address stops working (ISO time). */
+  expires_at: string;
+}
+
+/** The latest lock of a locked account, from its `login.locked` audit event (openapi.yaml, Account.lock). */
+export interface AccountLock {
+  /** When it locked (ISO time). */
+  locked_at: string;
+  /** Failed attempts in a row when it locked; null when not recorded. */
+  consecutive_failures: number | null;
+  /** The 30-day lock after 100 failures in a row, which only a password reset ends early. */
+  until_password_reset: boolean;
+  /** The address and User-Agent of the attempt that locked it. */
+  ip: string | null;
+  user_agent: string | null;
 }
 
 export interface PasswordResetLink {

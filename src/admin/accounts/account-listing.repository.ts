@@ -145,3 +145,36 @@ export async function tenantAccessByAccount(
   }
   return grouped;
 }
+
+/** The newest `login.locked` audit row about an account (src/login/lockout.ts writes it). */
+export interface LatestLockRow {
+  at: Date;
+  /** Failed attempts in a row when it locked (details.consecutive_failures); null if not recorded. */
+  consecutive_failures: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/**
+ * The newest `login.locked` row about each account, in one query. Each account's row is read off
+ * the (target_account_id, at) index newest first, stopping at the first lock: `distinct on` over
+ * every audit row of the accounts would read all their failed sign-ins, which anyone who knows an
+ * address can add.
+ */
+export async function latestLocksByAccount(db: Queryable, accountIds: readonly string[]): Promise<Map<string, LatestLockRow>> {
+  const latest = new Map<string, LatestLockRow>();
+  if (accountIds.length === 0) return latest;
+  const { rows } = (await db.raw(
+    `select q.id as account_id, e.at, e.ip, e.user_agent, (e.details->>'consecutive_failures')::int as consecutive_failures
+       from jsonb_array_elements_text(?::jsonb) as q(id)
+       cross join lateral (
+         select at, ip, user_agent, details from audit_events
+         where target_account_id = q.id::uuid and action = 'login.locked'
+         order by at desc
+         limit 1
+       ) as e`,
+    [JSON.stringify(accountIds)],
+  )) as { rows: (LatestLockRow & { account_id: string })[] };
+  for (const { account_id, ...lock } of rows) latest.set(account_id, { ...lock, at: new Date(lock.at) });
+  return latest;
+}

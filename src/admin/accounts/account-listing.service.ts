@@ -1,15 +1,18 @@
 import { lockInForce } from '../../accounts/accounts.repository.ts';
 import { findAccountPendingEmailChange, type PendingEmailChange } from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
+import { lockoutPolicy } from '../../login/lockout.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 import {
   credentialsByAccount,
+  latestLocksByAccount,
   listAccountRows,
   searchAccountRows,
   tenantAccessByAccount,
   type AccountRow,
   type ConsoleCredentialSummary,
+  type LatestLockRow,
   type TenantAccessSummary,
 } from './account-listing.repository.ts';
 import { spendSearch } from './action-limits.ts';
@@ -20,6 +23,23 @@ export interface AccountListing extends AccountRow {
   tenant_access: TenantAccessSummary[];
   /** An operator's change of the address waiting for the new one to confirm it; null when none. */
   pending_email_change: PendingEmailChangeSummary | null;
+  /** What the latest lock's audit row knows, while a lock is in force; null otherwise. */
+  lock: LockSummary | null;
+}
+
+/**
+ * How the lock in force began, so support can tell a person's own mistyping from an attack
+ * (docs/operations.md prefers a reset over an unlock for an attack): the failure that locked it.
+ */
+export interface LockSummary {
+  locked_at: Date;
+  /** Failed attempts in a row when it locked; null when the audit row did not record it. */
+  consecutive_failures: number | null;
+  /** The 30-day lock after 100 failures in a row, which a password reset ends (lockout.ts). */
+  until_password_reset: boolean;
+  /** The address and User-Agent of the attempt that locked it. */
+  ip: string | null;
+  user_agent: string | null;
 }
 
 /** Where a pending email change moves the account, and when its link stops working. */
@@ -35,7 +55,7 @@ export const listLimit = 200;
 
 type ListingContext = Pick<Context, 'db' | 'now' | 'store'>;
 
-/** Accounts whose name or email contains `term` (case-insensitive), by name; three queries in all. */
+/** Accounts whose name or email contains `term` (case-insensitive), by name; three queries in all (a fourth when some are locked). */
 export async function searchAccounts(ctx: ListingContext, term: string): Promise<AccountListing[]> {
   return withDetails(ctx, await searchAccountRows(ctx.db, term, searchLimit));
 }
@@ -75,10 +95,12 @@ async function recordSearch(ctx: ListingContext, operator: Operator, query: stri
 async function withDetails(ctx: ListingContext, rows: AccountRow[]): Promise<AccountListing[]> {
   const ids = rows.map((row) => row.id);
   const now = ctx.now();
-  const [credentials, access, pending] = await Promise.all([
+  const lockedIds = rows.filter((row) => lockInForce(row.locked_until, now)).map((row) => row.id);
+  const [credentials, access, pending, locks] = await Promise.all([
     credentialsByAccount(ctx.db, ids),
     tenantAccessByAccount(ctx.db, ids, now),
     pendingEmailChanges(ctx, ids),
+    latestLocksByAccount(ctx.db, lockedIds),
   ]);
   return rows.map((row, i) => ({
     ...row,
@@ -86,7 +108,15 @@ async function withDetails(ctx: ListingContext, rows: AccountRow[]): Promise<Acc
     available_credentials: credentials.get(row.id) ?? [],
     tenant_access: access.get(row.id) ?? [],
     pending_email_change: pending[i] ?? null,
+    lock: lockSummaryOf(locks.get(row.id)),
   }));
+}
+
+function lockSummaryOf(row: LatestLockRow | undefined): LockSummary | null {
+  if (!row) return null;
+  const { at, consecutive_failures, ip, user_agent } = row;
+  const untilPasswordReset = consecutive_failures !== null && consecutive_failures >= lockoutPolicy.maxConsecutiveFailures;
+  return { locked_at: at, consecutive_failures, until_password_reset: untilPasswordReset, ip, user_agent };
 }
 
 /**

@@ -14,17 +14,18 @@ import { useCanChange } from '../operator.tsx';
 import { tokensPath } from '../tenants/user-search.ts';
 import { useToast } from '../toast.tsx';
 import { formatUtc } from '../utc-time.ts';
-import { accountKinds, initialsOf, KIND_KEYS, lockEnd, pendingChange, type ListedAccount } from './account-view.ts';
+import { accountKinds, initialsOf, KIND_KEYS, lockEnd, pendingChange } from './account-view.ts';
 import { CredentialChips } from './credential-chips.tsx';
 import { EmailChangeModal } from './email-change-modal.tsx';
 import { LAST_LOGIN_KEYS, lastLogin } from './last-login.ts';
+import { lockFacts } from './lock-facts.ts';
 
 /** The unlock's answer when no lock was in force any more (account-actions.service.ts). */
 const NOT_LOCKED = 'account/not-locked';
 
 interface AccountRowProps {
-  account: ListedAccount;
-  onChange: (account: ListedAccount) => void;
+  account: AdminAccount;
+  onChange: (account: AdminAccount) => void;
 }
 
 /**
@@ -81,7 +82,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
         setUnlocking(true);
         try {
           await unlockAccount(account.id);
-          onChange({ ...account, locked_until: null });
+          onChange({ ...account, locked_until: null, lock: null });
           toast('success', t('admin.account.unlocked'));
           // The Unlock button goes with the lock: focus moves to the row's other action, not to the page.
           resetButton.current?.focus();
@@ -90,7 +91,7 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
           if (isApiError(error) && error.type === NOT_LOCKED) {
             // The lock ran out (or the person signed in) since the page was loaded: nothing was
             // unlocked, but what the operator wanted is so. The badge and the button go.
-            onChange({ ...account, locked_until: null });
+            onChange({ ...account, locked_until: null, lock: null });
             toast('success', t('admin.account.already_unlocked', { email: account.email }));
             resetButton.current?.focus();
           } else {
@@ -143,6 +144,12 @@ export function AccountRow({ account, onChange }: AccountRowProps) {
             </span>
           )}
         </div>
+        {/* How the lock began, to judge an unlock against a reset by (docs/operations.md). */}
+        {lockedUntil && account.lock && (
+          <p className="muted lock-facts" title={account.lock.user_agent ?? undefined}>
+            {lockFacts(account.lock, t)}
+          </p>
+        )}
         <dl className="facts compact">
           <div>
             <dt>{t('admin.email')}</dt>

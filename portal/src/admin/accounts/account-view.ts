@@ -1,4 +1,4 @@
-import type { AdminAccount } from '../../api/admin.ts';
+import type { AdminAccount, PendingEmailChange } from '../../api/admin.ts';
 import type { AvailableCredential } from '../../api/types.ts';
 import { formatUtc } from '../utc-time.ts';
 
@@ -10,21 +10,11 @@ export type AccountKind = 'user' | 'stakeholder' | 'unknown';
  */
 export const ACCOUNT_SEARCH_LIMIT = 50;
 
-/** An admin's change of the address, waiting for the new one to confirm it (openapi.yaml, PendingEmailChange). */
-export interface PendingEmailChange {
-  email: string;
-  /** When the link mailed to the new address stops working (ISO time). */
-  expires_at: string;
-}
-
-/** An account as the console's listing answers it: the spec's Account and the pending email change. */
-export type ListedAccount = AdminAccount & { pending_email_change?: PendingEmailChange | null };
-
 /**
  * The account's pending email change while its link still works, else null: as for a lock, a
  * page stays open, and a change whose link has run out is neither shown nor offered to withdraw.
  */
-export function pendingChange(account: Pick<ListedAccount, 'pending_email_change'>, now: Date): PendingEmailChange | null {
+export function pendingChange(account: Pick<AdminAccount, 'pending_email_change'>, now: Date): PendingEmailChange | null {
   const pending = account.pending_email_change;
   return pending && Date.parse(pending.expires_at) > now.getTime() ? pending : null;
 }

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { searchAccounts } from '../../api/admin.ts';
+import { searchAccounts, type AdminAccount } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
 import { failureText } from '../failure-text.ts';
 import { ListStatus } from '../list-status.tsx';
@@ -9,7 +9,7 @@ import { SearchBox } from '../search-box.tsx';
 import { sortByName } from '../sort-by-name.ts';
 import { useLoad } from '../use-load.ts';
 import { AccountRow } from './account-row.tsx';
-import { ACCOUNT_SEARCH_LIMIT, type ListedAccount } from './account-view.ts';
+import { ACCOUNT_SEARCH_LIMIT } from './account-view.ts';
 import { ResetLinksModal } from './reset-links-modal.tsx';
 
 /**
@@ -25,7 +25,7 @@ export function AccountsPage() {
   const [linksOpen, setLinksOpen] = useState(false);
   // The reset links are admin only (a link signs its reader in as the account): hidden for support.
   const canSeeLinks = useCanChange();
-  const accounts = useLoad<ListedAccount[]>();
+  const accounts = useLoad<AdminAccount[]>();
   /** Why the last search failed, for its message; useLoad keeps only that it did. */
   const [failure, setFailure] = useState<unknown>(null);
   const resultsId = useId();
@@ -51,7 +51,7 @@ export function AccountsPage() {
     accounts.clear();
   };
 
-  const replace = (next: ListedAccount) => accounts.set(list.map((account) => (account.id === next.id ? next : account)));
+  const replace = (next: AdminAccount) => accounts.set(list.map((account) => (account.id === next.id ? next : account)));
 
   return (
     <section className="admin-page" aria-labelledby="admin-page-title">

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { requestAccountEmailChange, withdrawAccountEmailChange } from '../../api/admin.ts';
+import { requestAccountEmailChange, withdrawAccountEmailChange, type AdminAccount } from '../../api/admin.ts';
 import { isApiError } from '../../api/client.ts';
 import { ErrorAlert, Notice } from '../../components/alert.tsx';
 import { Button } from '../../components/button.tsx';
@@ -9,7 +9,7 @@ import { useAdminErrorHandler } from '../admin-auth.ts';
 import { failureText } from '../failure-text.ts';
 import { Modal } from '../modal.tsx';
 import { formatUtc } from '../utc-time.ts';
-import { pendingChange, type ListedAccount } from './account-view.ts';
+import { pendingChange } from './account-view.ts';
 import { NONE_PENDING, refusalKey } from './email-change-refusals.ts';
 import { getPendingEmailChange } from './pending-email-change-api.ts';
 
@@ -39,9 +39,9 @@ export function EmailChangeModal({
   onChange,
   onClose,
 }: {
-  account: ListedAccount;
+  account: AdminAccount;
   open: boolean;
-  onChange: (account: ListedAccount) => void;
+  onChange: (account: AdminAccount) => void;
   onClose: () => void;
 }) {
   const { t } = useTranslation();

@@ -1,5 +1,5 @@
 import { request } from '../../api/client.ts';
-import type { PendingEmailChange } from './account-view.ts';
+import type { PendingEmailChange } from '../../api/admin.ts';
 
 /**
  * The account's pending email change (GET /api/accounts/{id}/email-change): read right after a
