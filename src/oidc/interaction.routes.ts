@@ -6,6 +6,8 @@ import {
   pendingReason,
   takePendingImpersonation,
 } from '../admin/impersonation/impersonation.oidc.ts';
+import { peekPending, type Impersonation } from '../admin/impersonation/impersonation.store.ts';
+import { findOperatorRole } from '../admin/operators.repository.ts';
 import type { Context } from '../context.ts';
 import { isUnavailable } from '../http/error-handler.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
@@ -14,6 +16,7 @@ import { nyckelResultKey, portalSessionReason } from './portal-session-check.ts'
 import { noKnownScopePrompt, noKnownScopeResult } from './scope-prompt.ts';
 import { tokenTtl } from './provider.ts';
 import { uiLanguage } from './ui-locales.ts';
+import { portalSessionId } from '../session/portal-cookie.ts';
 import { getPortalSession, linkOidcSession, type PortalSessionWithId } from '../session/portal-session.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -32,25 +35,24 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
   router.get('/auth/interaction/:uid', async (req, res) => {
     const details = await interactionOrNull(provider, req, res);
     if (!details || details.uid !== req.params.uid) return expired(res);
-    if (details.prompt.name === noKnownScopePrompt) {
-      // Before any sign-in page: there would be nothing to grant after it (scope-prompt.ts).
-      return provider.interactionFinished(req, res, noKnownScopeResult, { mergeWithLastSubmission: false });
+    const next = await nextStep(ctx, req, details, (clientId) => takePendingImpersonation(ctx, req, clientId));
+    switch (next.step) {
+      case 'no-known-scope':
+        // Before any sign-in page: there would be nothing to grant after it (scope-prompt.ts).
+        return provider.interactionFinished(req, res, noKnownScopeResult, { mergeWithLastSubmission: false });
+      case 'impersonate': {
+        // Its grant has no refresh token: the record lives as long as its code and access token.
+        const ttl = tokenTtl.AuthorizationCode + tokenTtl.AccessToken;
+        return finishImpersonation(ctx, provider, req, res, details, next.impersonation, ttl);
+      }
+      case 'sign-in':
+        // A sign-in for this request must be another session than the one the browser has now.
+        await ctx.store.set(signedInBefore(details.uid), next.session?.id ?? '', tokenTtl.Interaction);
+        return res.redirect(303, loginUrl(details));
+      case 'finish':
+        await linkToPortalSession(ctx, details, next.session);
+        return finish(provider, req, res, details, next.session);
     }
-    if (details.prompt.name === 'login' && details.prompt.reasons.includes(pendingReason)) {
-      // An operator's hand-off (src/admin/impersonation) finishes as the person, never with their session.
-      const impersonation = await takePendingImpersonation(ctx, req, String(details.params.client_id));
-      // Its grant has no refresh token: the record lives as long as its code and access token.
-      const ttl = tokenTtl.AuthorizationCode + tokenTtl.AccessToken;
-      if (impersonation) return finishImpersonation(ctx, provider, req, res, details, impersonation, ttl);
-    }
-    const session = await getPortalSession(ctx, req);
-    if (details.prompt.name === 'login' && !(session && sessionSatisfies(session, details, ctx.now(), session.id))) {
-      // A sign-in for this request must be another session than the one the browser has now.
-      await ctx.store.set(signedInBefore(details.uid), session?.id ?? '', tokenTtl.Interaction);
-      return res.redirect(303, loginUrl(details));
-    }
-    await linkToPortalSession(ctx, details, session);
-    await finish(provider, req, res, details, session);
   });
 
   router.get('/auth/interaction/:uid/finish', async (req, res) => {
@@ -72,16 +74,66 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
    * interaction cookie's path is /auth/interaction/<uid>, so it reaches this route, and only the
    * browser that holds the interaction's own cookie hears `active`; any other is told `ended`,
    * as /auth/interaction/:uid/finish would tell it. A store outage is 503 (interactionOrNull).
+   * `resumable` says that GET /auth/interaction/:uid would now finish it without /login (a
+   * sign-in in another tab made a session that answers it): the same nextStep, with the hand-off
+   * only looked at, so it is never true where that GET would send the browser back to /login.
    */
   router.get('/auth/interaction/:uid/status', async (req, res) => {
     const details = await interactionOrNull(provider, req, res);
-    if (details && details.uid === req.params.uid) return res.json({ state: 'active' });
+    if (details && details.uid === req.params.uid) {
+      const next = await nextStep(ctx, req, details, (clientId) => pendingImpersonation(ctx, req, clientId));
+      return res.json({ state: 'active', resumable: next.step !== 'sign-in' });
+    }
     const clientId = typeof req.query.client_id === 'string' ? req.query.client_id : '';
     const restart = clientId ? await restartUri(ctx, provider, clientId, req.ip) : undefined;
     res.json(restart ? { state: 'ended', restart_uri: restart } : { state: 'ended' });
   });
 
   return router;
+}
+
+/** What GET /auth/interaction/:uid does with the interaction in this browser now. */
+type NextStep =
+  | { step: 'no-known-scope' }
+  | { step: 'impersonate'; impersonation: Impersonation }
+  | { step: 'sign-in'; session: PortalSessionWithId | null }
+  | { step: 'finish'; session: PortalSessionWithId | null };
+
+/**
+ * The one decision GET /auth/interaction/:uid makes, told also by the status route as
+ * `resumable` (every step but sign-in). `handOff` finds the operator hand-off waiting for this
+ * client: the GET takes it (single use), the status only looks (pendingImpersonation).
+ */
+async function nextStep(
+  ctx: Context,
+  req: Request,
+  details: Details,
+  handOff: (clientId: string) => Promise<Impersonation | null>,
+): Promise<NextStep> {
+  if (details.prompt.name === noKnownScopePrompt) return { step: 'no-known-scope' };
+  if (details.prompt.name === 'login' && details.prompt.reasons.includes(pendingReason)) {
+    // An operator's hand-off (src/admin/impersonation) finishes as the person, never with their session.
+    const impersonation = await handOff(String(details.params.client_id));
+    if (impersonation) return { step: 'impersonate', impersonation };
+  }
+  const session = await getPortalSession(ctx, req);
+  // Passing the current session as the stale one: a request demanding a sign-in of its own
+  // (prompt=login) is never answered here by a session that already exists.
+  if (details.prompt.name === 'login' && !(session && sessionSatisfies(session, details, ctx.now(), session.id))) {
+    return { step: 'sign-in', session };
+  }
+  return { step: 'finish', session };
+}
+
+/**
+ * takePendingImpersonation without taking: the hand-off the GET would take now, for the status
+ * route, which must not spend it.
+ */
+async function pendingImpersonation(ctx: Context, req: Request, clientId: string): Promise<Impersonation | null> {
+  const id = portalSessionId(ctx.config, req);
+  const pending = id ? await peekPending(ctx, id) : null;
+  if (!pending?.client_ids.includes(clientId)) return null;
+  return (await findOperatorRole(ctx.db, pending.operator_id)) === 'admin' ? pending : null;
 }
 
 /**
