@@ -23,8 +23,11 @@ const bodyParserTypes: Record<string, string> = {
   'entity.verify.failed': 'malformed_body',
 };
 
-/** The APIs' paths: whatever asks for them, an unknown one is answered in the error shape. */
-const apiPath = /^\/(auth|api|oauth2)(\/|$)/;
+/**
+ * The APIs' paths: whatever asks for them, an unknown one is answered in the error shape. Without
+ * regard to case, as Express routes.
+ */
+const apiPath = /^\/(auth|api|oauth2)(\/|$)/i;
 
 /**
  * 404 in the API's error shape; a browser opening an unknown address outside the APIs (a page
@@ -32,6 +35,8 @@ const apiPath = /^\/(auth|api|oauth2)(\/|$)/;
  * instead of raw JSON.
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
+  // Which of the two answers depends on Accept: a shared cache must not hand one to the other.
+  res.vary('Accept');
   if ((req.method === 'GET' || req.method === 'HEAD') && !apiPath.test(req.path) && req.accepts(['json', 'html']) === 'html') {
     sendNotFoundPage(res, pageLanguage(undefined, req.acceptsLanguages('en', 'sv')));
     return;

@@ -22,6 +22,7 @@ describe('an address nothing serves', () => {
     expect(en.text).toContain('<a href="/login">Back to sign-in</a>');
     expect(en.headers['content-security-policy']).toContain("default-src 'none'");
     expect(en.headers['cache-control']).toBe('no-store');
+    expect(en.headers.vary).toMatch(/(^|,\s*)accept(\s*,|$)/i);
 
     const sv = await request(app.app).get('/nonexistent/deeper?x=<b>').set('Accept', browserAccept).set('Accept-Language', 'sv-SE,sv;q=0.9,en;q=0.5');
     expect([sv.status, sv.type]).toEqual([404, 'text/html']);
@@ -42,8 +43,9 @@ describe('an address nothing serves', () => {
     expect(res.body).toEqual({ detail: [{ type: 'not_found', msg: 'Not found' }] });
   });
 
-  it.each(['/api/nonexistent', '/auth/login/nonexistent'])('is the JSON 404 under the APIs, a browser asking or not: %s', async (path) => {
+  it.each(['/api/nonexistent', '/auth/login/nonexistent', '/API/nonexistent', '/Auth/x'])('is the JSON 404 under the APIs, a browser asking or not: %s', async (path) => {
     const res = await request(app.app).get(path).set('Accept', browserAccept);
+    expect(res.headers.vary).toMatch(/(^|,\s*)accept(\s*,|$)/i);
     expect([res.status, res.type]).toEqual([404, 'application/json']);
     expect(res.body).toEqual({ detail: [{ type: 'not_found', msg: 'Not found' }] });
   });
