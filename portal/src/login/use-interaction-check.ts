@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { afterInteractionCheck, interactionStatus, type InteractionStatus } from './interaction-check.ts';
+import { useResumeWhenShown } from './interaction-resume.ts';
 
 /** sessionStorage key of when /login last sent this tab to restart a request of the client (ms). */
 const restartedKey = (clientId: string) => `interaction_restarted:${clientId}`;
@@ -11,8 +12,11 @@ const RESTART_PAUSE_MS = 60_000;
 /**
  * /login reached with `interaction` in its query (Back after the sign-in finished, a bookmark)
  * asks the server whether that request still waits before showing its form, so nobody types a
- * password into a page that can only answer "ended" (afterInteractionCheck decides what follows).
- * Answers whether the page may show its flow; until then it shows that it is loading.
+ * password into a page that can only answer "ended" (afterInteractionCheck decides what follows),
+ * nor into one whose request the browser's Nyckel session already answers (a sign-in in another
+ * tab): that goes to finish it. While the form shows, useResumeWhenShown asks the latter again
+ * each time the page is shown. Answers whether the page may show its flow; until then it shows
+ * that it is loading.
  */
 export function useInteractionCheck(search: string): boolean {
   const uid = new URLSearchParams(search).get('interaction');
@@ -44,7 +48,8 @@ export function useInteractionCheck(search: string): boolean {
       .then((status) => {
         if (!current) return;
         const outcome = afterInteractionCheck(status, search, clientId !== null && mayRestart(clientId));
-        if (outcome.next === 'restart') {
+        if (outcome.next === 'resume') window.location.assign(outcome.href);
+        else if (outcome.next === 'restart') {
           noteRestart(clientId!);
           window.location.replace(outcome.href);
         } else if (outcome.next === 'sign-in-alone') navigate(outcome.path, { replace: true });
@@ -55,6 +60,7 @@ export function useInteractionCheck(search: string): boolean {
     };
   }, [uid, search, navigate, shown]);
 
+  useResumeWhenShown(usable === uid ? uid : null);
   return uid === null || usable === uid;
 }
 

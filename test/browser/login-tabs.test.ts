@@ -1,0 +1,152 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as client from 'openid-client';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertClient } from '../../src/oidc/clients.ts';
+import { useBrowserHarness } from './harness.ts';
+import { enterEmail, enterPassword, PASSWORD, people } from './login-steps.ts';
+import { t } from './texts.ts';
+
+/**
+ * Several tabs of one application, each sent to /login with its own request (restored together
+ * in the morning): once the person signs in in one, the others finish by single sign-on when
+ * they are shown again, instead of asking for the email and password once more.
+ */
+const h = useBrowserHarness();
+const { personWithTenant } = people(h);
+const clientId = 'tabs-rp';
+
+let rp: Server;
+let rpBase: string;
+
+beforeAll(async () => {
+  rp = createServer();
+  await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
+  rpBase = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
+  const secret = `${clientId}-secret-0123456789`;
+  await upsertClient(h.server.ctx.db, { client_id: clientId, redirect_uris: [`${rpBase}/callback`], client_secret: secret });
+  const config = await client.discovery(new URL(h.server.issuer), clientId, secret, undefined, { execute: [client.allowInsecureRequests] });
+
+  // A relying party as an app would write it (as in login-back.test.ts): /start sends the
+  // browser to Nyckel, /callback shows the email from the validated ID token.
+  const pending = new Map<string, { verifier: string; nonce: string }>();
+  rp.on('request', async (req, res) => {
+    const url = new URL(req.url ?? '/', rpBase);
+    try {
+      if (url.pathname === '/start') {
+        const sent = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
+        const state = client.randomState();
+        pending.set(state, sent);
+        const authorize = client.buildAuthorizationUrl(config, {
+          redirect_uri: `${rpBase}/callback`,
+          scope: 'openid email',
+          code_challenge: await client.calculatePKCECodeChallenge(sent.verifier),
+          code_challenge_method: 'S256',
+          state,
+          nonce: sent.nonce,
+        });
+        res.writeHead(302, { location: authorize.href }).end();
+      } else if (url.pathname === '/callback') {
+        const state = url.searchParams.get('state') ?? '';
+        const sent = pending.get(state)!;
+        const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: sent.verifier, expectedState: state, expectedNonce: sent.nonce });
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Signed in</h1><p id="email">${String(tokens.claims()?.email)}</p>`);
+      } else res.writeHead(404).end();
+    } catch (error) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`RP error: ${(error as Error).message}`);
+    }
+  });
+});
+
+afterAll(async () => {
+  rp?.closeAllConnections();
+  await new Promise((resolve) => rp?.close(resolve));
+});
+
+/** A tab of the application, at Nyckel's /login for its own request; counts its status checks since it showed the form. */
+async function tabAtLogin(page: Page): Promise<{ page: Page; checks: () => number }> {
+  let checks = 0;
+  page.on('request', (request) => {
+    if (/\/auth\/interaction\/[^/]+\/status/.test(new URL(request.url()).pathname)) checks += 1;
+  });
+  await page.goto(`${rpBase}/start`);
+  await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('interaction'));
+  await page.getByLabel(t.en('login.start.email'), { exact: true }).waitFor();
+  const onLoad = checks;
+  return { page, checks: () => checks - onLoad };
+}
+
+/**
+ * The person switches back to the tab. Headless Chromium keeps every page visible and focused
+ * (bringToFront fires neither visibilitychange nor focus: checked), so the switch is played as a
+ * browser plays it: blur and hidden when the tab was left, visible and focus when it comes back.
+ */
+async function switchBackTo(page: Page): Promise<void> {
+  await page.bringToFront();
+  await page.evaluate(() => {
+    let state: DocumentVisibilityState = 'hidden';
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+    window.dispatchEvent(new Event('blur'));
+    document.dispatchEvent(new Event('visibilitychange'));
+    state = 'visible';
+    document.dispatchEvent(new Event('visibilitychange'));
+    window.dispatchEvent(new Event('focus'));
+  });
+}
+
+describe('tabs of one application waiting at /login', () => {
+  it('finish without a sign-in once the person signed in in another: when shown again, or reloaded', async () => {
+    const { email } = await personWithTenant('tabs', PASSWORD);
+    const a = await tabAtLogin(h.page);
+    const b = await tabAtLogin(await h.context.newPage());
+    const c = await tabAtLogin(await h.context.newPage());
+
+    await a.page.bringToFront();
+    await enterEmail(a.page, email);
+    await enterPassword(a.page, PASSWORD);
+    await a.page.waitForURL(`${rpBase}/callback?**`);
+    expect(await a.page.locator('#email').innerText()).toBe(email);
+
+    // Nothing asks while a tab is not looked at again: no timers.
+    expect([b.checks(), c.checks()]).toEqual([0, 0]);
+    await switchBackTo(b.page);
+    await b.page.waitForURL(`${rpBase}/callback?**`);
+    expect(await b.page.locator('#email').innerText()).toBe(email);
+    // visibilitychange and focus of one return: one check.
+    expect(b.checks()).toBe(1);
+
+    await c.page.reload();
+    await c.page.waitForURL(`${rpBase}/callback?**`);
+    expect(await c.page.locator('#email').innerText()).toBe(email);
+  });
+
+  it('stays at the form while no session answers its request, asking once per return', async () => {
+    const b = await tabAtLogin(h.page);
+    await switchBackTo(b.page);
+    await expect.poll(() => b.checks()).toBe(1);
+    await switchBackTo(b.page);
+    await expect.poll(() => b.checks()).toBe(2);
+    expect(new URL(b.page.url()).pathname).toBe('/login');
+    await b.page.getByLabel(t.en('login.start.email'), { exact: true }).waitFor();
+  });
+
+  it('does not ask while a call of the sign-in is in flight: its own answer moves the page', async () => {
+    const { email } = await personWithTenant('tabs-busy', PASSWORD);
+    const b = await tabAtLogin(h.page);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await h.page.route('**/auth/login/start**', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await enterEmail(b.page, email);
+    await b.page.locator('[aria-busy="true"]').waitFor();
+    await switchBackTo(b.page);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(b.checks()).toBe(0);
+    release();
+    await b.page.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
+    expect(b.checks()).toBe(0);
+  });
+});
