@@ -7,6 +7,8 @@ export type OperatorAction =
   | 'operator.password_reset.sent'
   | 'operator.password_resets.viewed'
   | 'operator.accounts.searched'
+  | 'operator.account.viewed'
+  | 'operator.tenant_users.listed'
   | 'operator.credential.deleted'
   | 'operator.account.unlocked'
   | 'operator.account.signed_out'

@@ -32,6 +32,7 @@ export type AuditAction =
   | 'operator.account.email_change_requested'
   | 'operator.account.email_change_withdrawn'
   | 'operator.account.unlocked'
+  | 'operator.account.viewed'
   | 'operator.accounts.searched'
   | 'operator.credential.deleted'
   | 'operator.impersonation.started'
@@ -44,6 +45,7 @@ export type AuditAction =
   | 'operator.sms_credits.added'
   | 'operator.sms_setting.set'
   | 'operator.tenant.created'
+  | 'operator.tenant_users.listed'
   | 'operator.tenant_setting.set'
   | 'operator.tokens.viewed'
   | (string & {});

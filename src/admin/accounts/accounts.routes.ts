@@ -81,8 +81,9 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
   );
 
   // Support too: where the account is being moved and until when, as the listing shows it.
+  // Budgeted and audited as a read of the account (email-change.service.ts).
   router.get('/api/accounts/:accountId/email-change', support, validate({ params: accountParams }), async (_req, res) => {
-    res.json(await readPendingEmailChange(ctx, res.locals.params.accountId));
+    res.json(await readPendingEmailChange(ctx, operatorOf(res), res.locals.params.accountId));
   });
 
   // Admin, as the request; without a recent sign-in: withdrawing only takes the link away.

@@ -12,7 +12,7 @@ import type { Operator } from '../operator-guard.ts';
  * - mailing reset links to every account in turn: each address's mail budget (login-mail.ts)
  *   bounds the mails to one address, not how many addresses one operator mails, and every mail
  *   revokes the link the person may be about to use;
- * - reading every account in turn through searches (operatorSearch below).
+ * - reading every account in turn through searches and lists (operatorSearch below).
  * The budgets are far above what helping people needs: an unlock or a sign-out that did not
  * help is rarely worth repeating more than a few times an hour, and an operator sends a reset
  * mail while talking to the person. (An account has only so many credentials to delete, and
@@ -32,12 +32,20 @@ export const accountActionRules = {
    */
   operatorNotification: { points: 20, duration: 60 * 60 },
   /**
-   * Account searches and lists by one operator (GET /api/accounts/ and its search route): each
-   * answers up to 50 (a list 200) accounts' names, emails and tenant access. An operator types
-   * searches all day, on Enter, a few a minute at the most: 600 an hour is several times a busy
-   * day's pace, and a burst of 60 in a minute covers fixing typos at speed. A script is held to
-   * 60 a minute and 600 an hour (about 30,000 accounts, each search audited), where one support
-   * session ran 400 in four seconds.
+   * Reads of people (and tenants) by one operator, one budget for all of them, so a script gets
+   * 600 an hour in all, not 600 a route:
+   * - account searches and lists (GET /api/accounts/ and its search route): up to 50 (a list 200)
+   *   accounts' names, emails and tenant access;
+   * - a tenant's users (GET /api/tenants/{id}/users, with or without `q`): up to 200 names, emails
+   *   and roles;
+   * - one account's address (GET /api/tokens/{account_id}/account) or pending new address
+   *   (GET /api/accounts/{id}/email-change): one point each, or a script walks ids it got elsewhere;
+   * - the tenant list and search (names and slugs, not people: budgeted, not audited).
+   * An operator types searches all day, on Enter, a few a minute at the most, and opens a tenant
+   * or a tokens page for one point: 600 an hour is several times a busy day's pace, and a burst of
+   * 60 in a minute covers fixing typos at speed. A script is held to 60 a minute and 600 an hour
+   * (about 30,000 accounts at most, each read audited), where one support session ran 400 in four
+   * seconds. Admins spend it too: the reads are the same whoever's session runs them.
    */
   operatorSearch: { points: 600, duration: 60 * 60 },
   operatorSearchBurst: { points: 60, duration: 60 },
@@ -78,7 +86,8 @@ export async function spendResetMail(ctx: Context, operator: Operator): Promise<
 /**
  * Takes a point of the operator's search budgets, the hour's and the minute's; 429
  * `too_many_requests` with Retry-After when either is spent. A call the minute refuses gives the
- * hour's point back, so a burst costs only the searches that were answered.
+ * hour's point back, so a burst costs only the reads that were answered. Every read that
+ * operatorSearch lists spends from here, before it reads what it answers and before its audit row.
  */
 export async function spendSearch(ctx: Pick<Context, 'store' | 'config'>, operator: Operator): Promise<void> {
   const limits = limitsOf(ctx);

@@ -17,7 +17,7 @@ import { recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
 import { summaryOf, type PendingEmailChangeSummary } from './account-listing.service.ts';
-import { spendResetMail } from './action-limits.ts';
+import { spendResetMail, spendSearch } from './action-limits.ts';
 
 /**
  * "Change email" in the console, for a person whose address changed (a new employer domain, a
@@ -114,14 +114,23 @@ export async function withdrawEmailChange(ctx: Context, operator: Operator, acco
 /**
  * The account's pending change as the listing shows it (the new address and when its link stops
  * working), for the console to show right after a request. Support may read it, as the listing;
- * only an admin requests or withdraws. Not audited on its own: it answers nothing the audited
- * search does not. 404 `account/no-pending-email-change` when none waits, `not_found` for an
- * unknown account.
+ * only an admin requests or withdraws. It answers any account's new address by the account's id,
+ * with no search before it, so it is spent and audited as one: a point of the operator's search
+ * budget (action-limits.ts) before the store is read, and an `operator.account.viewed` row naming
+ * the account when an address is answered. 404 `account/no-pending-email-change` when none waits
+ * (spent, not recorded: no address left), `not_found` for an unknown account (free).
  */
-export async function readPendingEmailChange(ctx: Context, accountId: string): Promise<PendingEmailChangeSummary> {
+export async function readPendingEmailChange(ctx: Context, operator: Operator, accountId: string): Promise<PendingEmailChangeSummary> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await spendSearch(ctx, operator);
   const pending = summaryOf(await findAccountPendingEmailChange(ctx, account.id));
   if (!pending) throw emailChangeErrors.nonePending();
+  await recordOperatorAction(
+    ctx.db,
+    operator,
+    { action: 'operator.account.viewed', target_account_id: account.id, details: { read: 'pending_email_change' } },
+    ctx.now(),
+  );
   return pending;
 }

@@ -17,6 +17,7 @@ import {
   type TenantRow,
   type TenantUser,
 } from '../../tenants/tenants.repository.ts';
+import { spendSearch } from '../accounts/action-limits.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 
@@ -36,6 +37,8 @@ export interface TenantDetail extends TenantRow {
 }
 
 type TenantContext = Pick<Context, 'db' | 'now'>;
+/** For the reads an operator's search budget pays for (action-limits.ts). */
+type BudgetedContext = TenantContext & Pick<Context, 'store' | 'config'>;
 
 async function assertTenant(ctx: TenantContext, tenantId: string): Promise<void> {
   if (!(await tenantExists(ctx.db, tenantId))) throw errors.notFound();
@@ -44,12 +47,19 @@ async function assertTenant(ctx: TenantContext, tenantId: string): Promise<void>
 /** Most tenants a search answers. */
 export const tenantSearchLimit = 50;
 
-/** Every tenant by name: there are at most a few hundred, and the console's list is sorted by name. */
-export async function allTenants(ctx: TenantContext): Promise<TenantRow[]> {
+/**
+ * Every tenant by name: there are at most a few hundred, and the console's list is sorted by name.
+ * The list and the search each take a point of the operator's search budget (action-limits.ts),
+ * so they cannot be run in a loop; not audited: they answer tenants' names and slugs, the
+ * platform's customers, not people.
+ */
+export async function allTenants(ctx: BudgetedContext, operator: Operator): Promise<TenantRow[]> {
+  await spendSearch(ctx, operator);
   return listTenants(ctx.db);
 }
 
-export async function findTenants(ctx: TenantContext, term: string): Promise<TenantRow[]> {
+export async function findTenants(ctx: BudgetedContext, operator: Operator, term: string): Promise<TenantRow[]> {
+  await spendSearch(ctx, operator);
   return searchTenants(ctx.db, term, tenantSearchLimit);
 }
 
@@ -59,9 +69,24 @@ export async function findTenants(ctx: TenantContext, term: string): Promise<Ten
  */
 export const tenantUsersLimit = 200;
 
-export async function tenantUsers(ctx: TenantContext, tenantId: string, term?: string): Promise<TenantUser[]> {
+/**
+ * A tenant's users (with `term`, those whose name or email contains it): a read of up to 200
+ * people's names, emails and roles, so, as an account search, it takes a point of the operator's
+ * search budget (429 before anything is read; an unknown tenant's 404 costs nothing) and is
+ * audited, as `operator.tenant_users.listed` with the tenant, the term and how many users it
+ * answered, never which.
+ */
+export async function tenantUsers(ctx: BudgetedContext, operator: Operator, tenantId: string, term?: string): Promise<TenantUser[]> {
   await assertTenant(ctx, tenantId);
-  return listTenantUsers(ctx.db, tenantId, { term, limit: tenantUsersLimit });
+  await spendSearch(ctx, operator);
+  const users = await listTenantUsers(ctx.db, tenantId, { term, limit: tenantUsersLimit });
+  await recordOperatorAction(
+    ctx.db,
+    operator,
+    { action: 'operator.tenant_users.listed', tenant_id: tenantId, details: { query: term ?? null, count: users.length } },
+    ctx.now(),
+  );
+  return users;
 }
 
 export async function tenantDetail(ctx: TenantContext, tenantId: string): Promise<TenantDetail> {

@@ -36,12 +36,14 @@ export function createAdminTenantsRouter(ctx: Context): Router {
   const admin = requireOperator(ctx, 'admin');
   const tenant = validate({ params: tenantParams });
 
+  // The list, the search and a tenant's users are budgeted per operator; the users audited too
+  // (tenants-admin.service.ts).
   router.get('/api/tenants/', support, async (_req, res) => {
-    res.json(await allTenants(ctx));
+    res.json(await allTenants(ctx, operatorOf(res)));
   });
 
   router.get('/api/tenants/search/:query', support, validate({ params: searchParams }), async (_req, res) => {
-    res.json(await findTenants(ctx, res.locals.params.query));
+    res.json(await findTenants(ctx, operatorOf(res), res.locals.params.query));
   });
 
   router.post('/api/tenants', admin, validate({ body: createTenantBody }), async (_req, res) => {
@@ -53,7 +55,7 @@ export function createAdminTenantsRouter(ctx: Context): Router {
   });
 
   router.get('/api/tenants/:tenantId/users', support, tenant, validate({ query: tenantUsersQuery }), async (_req, res) => {
-    res.json(await tenantUsers(ctx, res.locals.params.tenantId, res.locals.query.q));
+    res.json(await tenantUsers(ctx, operatorOf(res), res.locals.params.tenantId, res.locals.query.q));
   });
 
   router.get('/api/tenants/:tenantId/settings', support, tenant, async (_req, res) => {

@@ -12,8 +12,9 @@ export function createTokensRouter(ctx: Context): Router {
     res.json(await listAccountTokens(ctx, operatorOf(res), res.locals.params.account_id));
   });
   // The spec's answer above is a bare list; the tokens page asks here whose tokens they are.
+  // Budgeted per operator and audited, as an account search (tokens.service.ts).
   router.get('/api/tokens/:account_id/account', support, validate({ params: tokensParams }), async (_req, res) => {
-    res.json(await tokensAccount(ctx, res.locals.params.account_id));
+    res.json(await tokensAccount(ctx, operatorOf(res), res.locals.params.account_id));
   });
   return router;
 }

@@ -6,6 +6,7 @@ import { listAccountKeys, type AccountOidcEntry } from '../../oidc/account-keys.
 import { parse } from '../../oidc/adapter.ts';
 import { linkedOidcSessions, listPortalSessions, signingInSession, type PortalSessionWithId } from '../../session/portal-session.ts';
 import { secondsLeft } from '../../session/session-deadlines.ts';
+import { spendSearch } from '../accounts/action-limits.ts';
 import { recordOperatorAction } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 import { describeSession, noSession, type SessionFacts } from './token-sessions.ts';
@@ -37,10 +38,23 @@ export function tokenLabel(model: string, storeKey: string): string {
   return `${model}:${createHash('sha256').update(storeKey).digest('hex').slice(0, 12)}`;
 }
 
-/** GET /api/tokens/{account_id}/account: whose tokens the page shows, never the address in its URL. */
-export async function tokensAccount(ctx: Context, accountId: string): Promise<TokensAccount> {
+/**
+ * GET /api/tokens/{account_id}/account: whose tokens the page shows, never the address in its URL.
+ * It answers any account's address by its id, so it is a read of that account as a search is: a
+ * point of the operator's search budget (action-limits.ts; an unknown id's 404 costs nothing, a
+ * 429 answers nothing) and an `operator.account.viewed` row naming the account, as a view of its
+ * tokens is. The tokens page calls this and the list together: one point, two rows.
+ */
+export async function tokensAccount(ctx: Context, operator: Operator, accountId: string): Promise<TokensAccount> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await spendSearch(ctx, operator);
+  await recordOperatorAction(
+    ctx.db,
+    operator,
+    { action: 'operator.account.viewed', target_account_id: account.id, details: { read: 'email' } },
+    ctx.now(),
+  );
   return { id: account.id, email: account.email };
 }
 
