@@ -7,9 +7,11 @@ export type LoadStatus = 'idle' | 'loading' | 'failed';
 export interface LoadState<T> {
   status: LoadStatus;
   data: T | null;
+  /** What the failed request threw, for the failure's reason (failureText); only when failed. */
+  error?: unknown;
 }
 
-export type LoadAction<T> = { type: 'start' } | { type: 'success'; data: T } | { type: 'failure' } | { type: 'clear' };
+export type LoadAction<T> = { type: 'start' } | { type: 'success'; data: T } | { type: 'failure'; error?: unknown } | { type: 'clear' };
 
 export function initialLoadState<T>(): LoadState<T> {
   return { status: 'idle', data: null };
@@ -23,7 +25,7 @@ export function loadReducer<T>(state: LoadState<T>, action: LoadAction<T>): Load
     case 'success':
       return { status: 'idle', data: action.data };
     case 'failure':
-      return { status: 'failed', data: null };
+      return action.error === undefined ? { status: 'failed', data: null } : { status: 'failed', data: null, error: action.error };
     case 'clear':
       return { status: 'idle', data: null };
   }

@@ -33,7 +33,7 @@ export function useLoad<T>(): Loader<T> {
         },
         (error: unknown) => {
           if (latest.current !== id) return;
-          dispatch({ type: 'failure' });
+          dispatch({ type: 'failure', error });
           handleAdminError(error);
         },
       );

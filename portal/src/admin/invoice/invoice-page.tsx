@@ -37,7 +37,7 @@ export function InvoicePage() {
   return (
     <section className="admin-page" aria-labelledby="admin-page-title">
       <h1 id="admin-page-title">{t('admin.invoice')}</h1>
-      <ListStatus status={invoice.status} failedMessage={t('admin.invoice_page.failed')} />
+      <ListStatus status={invoice.status} error={invoice.error} failedMessage={t('admin.invoice_page.failed')} />
       {invoice.data && rows.length === 0 && <p className="muted">{t('admin.invoice_page.empty')}</p>}
       {rows.length > 0 && (
         <div className="table-scroll">

@@ -130,7 +130,7 @@ export function NotificationsPage() {
             {t('admin.notification.tenants')} <span className="badge">{chosen.size === 0 ? t('admin.notification.all') : capCount(chosen.size)}</span>
           </legend>
           <p className="muted">{t('admin.notification.tenants_hint')}</p>
-          <ListStatus status={tenants.status} failedMessage={t('errors.failed_to_load_tenants')} />
+          <ListStatus status={tenants.status} error={tenants.error} failedMessage={t('errors.failed_to_load_tenants')} />
           {all.length > 0 && (
             <>
               {/* Enter in this search box filters as typed; it must never submit (send) the form. */}

@@ -26,13 +26,13 @@ export function TenantDetails({ tenant }: { tenant: AdminTenant }) {
     <div className="tenant-details">
       <section className="detail-section wide" aria-label={t('admin.tenant.users')}>
         <h2>{t('admin.tenant.users')}</h2>
-        <ListStatus status={users.status} failedMessage={t('admin.tenant.failed_users')} />
+        <ListStatus status={users.status} error={users.error} failedMessage={t('admin.tenant.failed_users')} />
         {users.data && <TenantUsers tenant={tenant} users={users.data} />}
       </section>
 
       <section className="detail-section wide" aria-label={t('admin.sms.title')}>
         <h2>{t('admin.sms.title')}</h2>
-        <ListStatus status={detail.status} failedMessage={t('admin.tenant.failed_details')} />
+        <ListStatus status={detail.status} error={detail.error} failedMessage={t('admin.tenant.failed_details')} />
         {detail.data && <SmsPanel tenant={detail.data} onSaved={(entry) => detail.data && detail.set({ ...detail.data, settings: withSetting(detail.data.settings ?? [], entry) })} />}
       </section>
 

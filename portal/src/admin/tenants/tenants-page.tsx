@@ -102,7 +102,7 @@ export function TenantsPage() {
           : ''}
       </p>
       {handOffError && <ErrorAlert message={t(handOffError)} />}
-      <ListStatus status={tenants.status} failedMessage={t('errors.failed_to_load_tenants')} />
+      <ListStatus status={tenants.status} error={tenants.error} failedMessage={t('errors.failed_to_load_tenants')} />
       {tenants.status === 'idle' && tenants.data === null && <p className="muted">{t('admin.tenant.search_first')}</p>}
       {tenants.status === 'idle' && tenants.data !== null && sorted.length === 0 && (
         <p className="muted">{t('admin.no_results', { query: searched })}</p>

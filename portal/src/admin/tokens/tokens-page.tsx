@@ -47,7 +47,7 @@ export function TokensPage({ email, accountId }: { email: string; accountId: str
       </p>
       <h1 id="admin-page-title">{t('admin.tokens')}</h1>
       {account && <p className="muted">{t('admin.tokens_for', { email: account.email, id: account.id })}</p>}
-      <ListStatus status={view.status} failedMessage={t('admin.tokens_page.failed')} />
+      <ListStatus status={view.status} error={view.error} failedMessage={t('admin.tokens_page.failed')} />
       {tokens && tokens.length === 0 && <p className="muted">{t('admin.tokens_page.empty')}</p>}
       {tokens && tokens.length > 0 && (
         <div className="table-scroll">
