@@ -27,7 +27,16 @@ export async function listActivity(ctx: Pick<Context, 'db'>, accountId: string):
   // (actor_id, at)), then the newest 20 of those 40. One query with `target = X or (actor = X and
   // target is null)` made PostgreSQL fetch and sort every event about the person, and anyone can
   // add those (a failed sign-in naming them is one), so the page would slow as others chose.
-  const about = ctx.db('audit_events').where({ target_account_id: accountId }).orderBy([...newestFirst]).limit(activityLimit).select(columns);
+  // An operator looking up the account's address or pending change (operator.account.viewed) is
+  // for the audit log: the person sees what was done to the account, and the tokens page's view
+  // already shows as "Support viewed your active sessions".
+  const about = ctx
+    .db('audit_events')
+    .where({ target_account_id: accountId })
+    .whereNot({ action: 'operator.account.viewed' })
+    .orderBy([...newestFirst])
+    .limit(activityLimit)
+    .select(columns);
   const own = ownActivity(ctx.db, accountId).orderBy([...newestFirst]).limit(activityLimit).select(columns);
   const rows = (await ctx.db
     .from(ctx.db.unionAll([about, own], true).as('e'))

@@ -94,6 +94,7 @@ describe('GET /api/accounts/activity: the newest events', () => {
     await t.ctx.db('audit_events').insert([
       { action: 'operator.account.locked', actor_id: account.id, target_account_id: other!.id, at: new Date(base) },
       { action: 'operator.accounts.searched', actor_id: account.id, target_account_id: null, details: { term: 'karlsson', count: 3 }, at: new Date(base) },
+      { action: 'operator.account.viewed', actor_id: other!.id, target_account_id: account.id, details: { read: 'email' }, at: new Date(base) },
       { action: 'account.setting.changed', actor_id: other!.id, target_account_id: null, at: new Date(base) },
     ]);
 
