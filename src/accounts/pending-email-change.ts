@@ -162,8 +162,8 @@ export async function claimPendingEmailChange(ctx: StoreContext, found: FoundEma
 
 /**
  * Gives the link back after a claim whose commit failed: the change did not happen (or did, and
- * was reported failed: Try again finishes it, as confirmEmailChange tells), and Try again may make
- * it. Only while the account's key still names it: a newer request or a withdrawal meanwhile
+ * was reported failed while the database could not be asked: Try again finishes it, as
+ * confirmEmailChange tells), and Try again may make it. Only while the account's key still names it: a newer request or a withdrawal meanwhile
  * replaced that key (each skipped the link, as it was being confirmed), and the link must not come
  * back. The key is read again after the write, as either of them may replace it in between: each
  * replaces it first and then ends the link if it is pending, so either that ending sees the link

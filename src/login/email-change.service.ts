@@ -31,7 +31,9 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  *
  * The operator who asked must still be an admin, else 406 as for a spent link: a change asked for
  * by an admin whose role was revoked since (offboarded, or found out) is not carried out on their
- * word, as impersonation re-checks its operator when the hand-off is opened.
+ * word, as impersonation re-checks its operator when the hand-off is opened. Checked after this
+ * change's own earlier commit (moveAccount): a change that did happen was valid when committed,
+ * and is finished (notices, sign-out) whatever the requester's role is now.
  *
  * The change is made in one transaction (moveAccount), and the link is spent inside it, last,
  * just before the commit (claimPendingEmailChange: only while it is still as read, so of two
@@ -41,12 +43,14 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * (restorePendingEmailChange): then the link is gone.
  *
  * A commit reported failed may have gone through (the connection lost after COMMIT reached the
- * server): the link is given back all the same, and Try again finds the account already at the
- * new address. It then finishes the change as below, answering 200, only when the
- * `account.email_changed` row of this very change is there (its `change_id`): the account may have
- * reached that address some other way (another link to it, confirmed first), and that change's
- * notices and sign-out were its own. Anything else at the new address is refused
- * (`address_changed`).
+ * server): before giving the link back the database is asked (committedBefore), and when this
+ * change's `account.email_changed` row is there the change is finished at once, answering 200,
+ * so that nothing waits on the person's Try again. When the database does not answer, the link is
+ * given back (503), and Try again finds the account already at the new address. It then finishes
+ * the change as below, answering 200, only when the `account.email_changed` row of this very
+ * change is there (its `change_id`): the account may have reached that address some other way
+ * (another link to it, confirmed first), and that change's notices and sign-out were its own.
+ * Anything else at the new address is refused (`address_changed`).
  *
  * Once committed the link is kept as confirmed until the account is signed out everywhere: when
  * that fails (the store down: 503), Try again answers 200 and finishes it, instead of calling the
@@ -78,40 +82,65 @@ export async function confirmEmailChange(
     await signOut(ctx, provider, found, found.raw);
     return { email: pending.newEmail };
   }
-  if ((await findOperatorRole(ctx.db, pending.operatorId)) !== 'admin') return refuse(ctx, found, 'requester_not_admin', input.client);
 
-  const now = ctx.now();
   const marker = confirmedMarker(found);
+  const outcome = await commitMove(ctx, found, marker, input.client);
+  if (typeof outcome === 'string') return refuse(ctx, found, outcome, input.client);
+
+  // The notices first, as the change is committed: the store work below may fail, and must not
+  // silence them.
+  await notifyMoved(ctx, pending, outcome);
+  await signOut(ctx, provider, found, marker);
+  return { email: pending.newEmail };
+}
+
+/**
+ * The change's transaction (moveAccount), the link claimed last. When the commit fails after the
+ * claim, the database is asked whether this change is committed all the same (by this commit, or
+ * by an earlier one reported failed whose link was given back): if so it is answered as made, the
+ * link left claimed for the sign-out to spend. If not, or when the database does not answer, the
+ * link goes back to what it was (restorePendingEmailChange, unless something else replaced it
+ * meanwhile) and the failure stands. A failure before the claim (the claim's own store write
+ * included) rolled the change back.
+ */
+async function commitMove(ctx: Context, found: FoundEmailChange, marker: string, client: Pick<ClientInfo, 'ip' | 'userAgent'>): Promise<Moved | Refusal> {
+  const now = ctx.now();
   let claiming = false;
-  let outcome: Moved | Refusal;
+  let claimed = false;
   try {
-    outcome = await ctx.db.transaction(async (trx) => {
-      const moved = await moveAccount(trx, pending, input.client, now);
+    return await ctx.db.transaction(async (trx) => {
+      const moved = await moveAccount(trx, found.pending, client, now);
       if (typeof moved === 'string') return moved;
       claiming = true;
       if (!(await claimPendingEmailChange(ctx, found, marker))) throw emailChangeErrors.invalidToken();
+      claimed = true;
       return moved;
     });
   } catch (error) {
-    // The change did not commit (or it is not known whether the claim was written): the link
-    // goes back to what it was, unless something else replaced it meanwhile.
-    if (claiming) {
-      await restorePendingEmailChange(ctx, found, marker).catch((restoreError: unknown) =>
-        ctx.logger.warn({ ...failureOf(restoreError) }, 'email change: the link could not be given back after a failed confirmation'),
-      );
+    if (!claiming) throw error;
+    // Asked only when the link is this confirmation's: one that lost it (to another confirmation)
+    // leaves the finishing to whoever claimed it.
+    const made = claimed ? await committedBefore(ctx.db, found.pending).catch(() => null) : null;
+    if (made) {
+      ctx.logger.warn({ ...failureOf(error), account_id: found.pending.accountId }, 'email change: the commit was reported failed but went through; finishing it');
+      return made;
     }
+    await restorePendingEmailChange(ctx, found, marker).catch((restoreError: unknown) =>
+      ctx.logger.warn({ ...failureOf(restoreError) }, 'email change: the link could not be given back after a failed confirmation'),
+    );
     throw error;
   }
-  if (typeof outcome === 'string') return refuse(ctx, found, outcome, input.client);
+}
 
-  // The notice first, as the change is committed: the store work below may fail, and must not
-  // silence it. An operator's change: the notice names neither them nor the confirming browser.
-  await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(outcome.unlinked ? { credentialType: 'oidc' } : {}) }, null);
-  // Kept and retried as the notice is; the new address masked, as in the notice of the request:
-  // the old mailbox may be someone else's now.
+/**
+ * The notices of a committed change: the security notice to the account (now the new address;
+ * an operator's change, so it names neither them nor the confirming browser), and the mail to
+ * the old address, kept and retried as the notice is, the new address masked as in the notice of
+ * the request: the old mailbox may be someone else's now.
+ */
+async function notifyMoved(ctx: Context, pending: PendingEmailChange, moved: Moved): Promise<void> {
+  await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(moved.unlinked ? { credentialType: 'oidc' } : {}) }, null);
   await notifyAddress(ctx, pending.accountId, pending.previousEmail, { kind: 'email_changed', email: maskAddress(pending.newEmail) });
-  await signOut(ctx, provider, found, marker);
-  return { email: pending.newEmail };
 }
 
 interface Moved {
@@ -121,8 +150,10 @@ interface Moved {
 
 /**
  * The change, holding the account's row (as every writer of its password and links does). This
- * very change committed already (committedBefore) is answered as made, writing nothing again.
+ * very change committed already (committedBefore) is answered as made, writing nothing again,
+ * before the requester's role is looked at: it was valid when committed.
  * Else answers the refusal, having written nothing, unless:
+ * - the operator who asked is still an admin (`requester_not_admin`, 406);
  * - the account still has the address the operator saw (`address_changed`, 406): something
  *   changed it meanwhile, and a confirmation must not undo that;
  * - the account still holds no operator role (`operator_account`, 406): one granted since the
@@ -144,6 +175,7 @@ async function moveAccount(trx: Queryable, pending: PendingEmailChange, client: 
     const made = await committedBefore(trx, pending);
     if (made) return made;
   }
+  if ((await findOperatorRole(trx, pending.operatorId)) !== 'admin') return 'requester_not_admin';
   if (normalizeEmail(account.email) !== pending.previousEmail) return 'address_changed';
   if ((await findOperatorRole(trx, pending.accountId)) !== null) return 'operator_account';
   const holder = await findAccountByEmail(trx, pending.newEmail);

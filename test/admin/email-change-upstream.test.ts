@@ -29,7 +29,7 @@ const loginPath = (sessionId: string) => `/auth/login/oauth/google?session_id=${
  * An admin moves the account to `newEmail` and the link is confirmed; the security notice to the
  * new address fails its first try, so what it says stays kept (security_notice_retries) to be read.
  * With `commitReportedFailed`, the first confirmation's commit goes through but is reported failed
- * (503), and the confirmation tried again finishes it.
+ * and the database then does not answer (503), and the confirmation tried again finishes it.
  */
 async function moveKeepingNotice(accountId: string, newEmail: string, options: { commitReportedFailed?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const operator = await signIn(t, await createPersona(t.ctx, { role: 'admin', totp: true }));
@@ -40,6 +40,7 @@ async function moveKeepingNotice(accountId: string, newEmail: string, options: {
     const real = t.ctx.db.transaction.bind(t.ctx.db) as (work: (trx: unknown) => Promise<unknown>) => Promise<unknown>;
     vi.spyOn(t.ctx.db, 'transaction').mockImplementationOnce((async (work: (trx: unknown) => Promise<unknown>) => {
       await real(work);
+      vi.spyOn(t.ctx.db.client, 'acquireConnection').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
       throw new Error('Connection terminated unexpectedly');
     }) as never);
     expect((await t.agent().post('/auth/email-change/confirm').send({ token })).status).toBe(503);
