@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,8 +75,19 @@ describe('the server failing to start', () => {
   }, 30_000);
 
   it('while it migrates: /healthz answers 200 (alive), /readyz and the rest 503', async () => {
-    // A database that accepts the connection and never answers: migrations wait for it (5 s).
-    const silent: Server = createServer(() => {});
+    // A database that lets the server connect (authentication ok, ready for a query) and then
+    // answers nothing: the migrations wait for it for as long as the test asks. (One that never
+    // finished the handshake ended them after the 5 s connect timeout, which a loaded machine
+    // could spend before the test's requests got in.) Closing its sockets ends the run.
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        // AuthenticationOk ('R', length 8, code 0), then ReadyForQuery ('Z', length 5, idle).
+        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+      });
+    });
     await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
     const port = await freePort();
     const answers: Record<string, number> = {};
@@ -93,6 +104,7 @@ describe('the server failing to start', () => {
         }
         answers['/readyz'] = await get('/readyz');
         answers['/login'] = await get('/login');
+        for (const socket of sockets) socket.destroy();
       });
     } finally {
       silent.close();
