@@ -14,6 +14,13 @@ export const emailChangeErrors = {
   operatorAccount: () =>
     new AppError('account/operator-account', 409, "An operator account's email address cannot be changed: revoke the operator role first"),
   nonePending: () => new AppError('account/no-pending-email-change', 404, 'The account has no email change waiting for confirmation'),
+  /** A withdrawal of a change whose commit was reported failed but went through (withdrawEmailChange). */
+  alreadyMade: () =>
+    new AppError(
+      'account/email-change-made',
+      409,
+      'The change was already made: the account has the new address and both addresses were told. Sign the account out everywhere',
+    ),
 };
 
 /** What an operator asked for, kept until the new address confirms it. */
@@ -223,12 +230,17 @@ export async function endPendingEmailChange(ctx: StoreContext, accountId: string
  * is being moved and until when; what it answers may end a moment later, as a lock may.
  */
 export async function findAccountPendingEmailChange(ctx: StoreContext, accountId: string): Promise<PendingEmailChange | null> {
+  return (await findAccountEmailChangeLink(ctx, accountId))?.pending ?? null;
+}
+
+/** The account's pending change as findAccountPendingEmailChange answers it, as found for a claim (claimPendingEmailChange). */
+export async function findAccountEmailChangeLink(ctx: StoreContext, accountId: string): Promise<FoundEmailChange | null> {
   const key = await ctx.store.get(accountKey(accountId));
   const raw = key && (await ctx.store.get(key));
-  if (!raw) return null;
+  if (!key || !raw) return null;
   const stored = JSON.parse(raw) as StoredChange;
   if ((stored.state ?? 'pending') !== 'pending' || stored.expiresAt <= ctx.now().getTime()) return null;
-  return pendingOf(stored);
+  return { pending: pendingOf(stored), confirmed: false, key, raw };
 }
 
 /** What ended a pending change other than its confirmation or an operator's withdrawal: a newer request. */

@@ -5,6 +5,7 @@ import {
   confirmedMarker,
   emailChangeErrors,
   emailChangeTtlSeconds,
+  findAccountEmailChangeLink,
   findPendingEmailChange,
   restorePendingEmailChange,
   spendPendingEmailChange,
@@ -50,7 +51,8 @@ import { revokeResetTokens, type ClientInfo } from './reset.service.ts';
  * the change as below, answering 200, only when the `account.email_changed` row of this very
  * change is there (its `change_id`): the account may have reached that address some other way
  * (another link to it, confirmed first), and that change's notices and sign-out were its own.
- * Anything else at the new address is refused (`address_changed`).
+ * Anything else at the new address is refused (`address_changed`). An admin's withdrawal of a
+ * change so given back does not end it either (claimCommittedEmailChange).
  *
  * Once committed the link is kept as confirmed until the account is signed out everywhere: when
  * that fails (the store down: 503), Try again answers 200 and finishes it, instead of calling the
@@ -118,8 +120,8 @@ async function commitMove(ctx: Context, found: FoundEmailChange, marker: string,
     });
   } catch (error) {
     if (!claiming) throw error;
-    // Asked only when the link is this confirmation's: one that lost it (to another confirmation)
-    // leaves the finishing to whoever claimed it.
+    // Asked only when the link is this confirmation's: one that lost it (to another confirmation,
+    // a withdrawal's claimCommittedEmailChange) leaves the finishing to whoever claimed it.
     const made = claimed ? await committedBefore(ctx.db, found.pending).catch(() => null) : null;
     if (made) {
       ctx.logger.warn({ ...failureOf(error), account_id: found.pending.accountId }, 'email change: the commit was reported failed but went through; finishing it');
@@ -141,6 +143,30 @@ async function commitMove(ctx: Context, found: FoundEmailChange, marker: string,
 async function notifyMoved(ctx: Context, pending: PendingEmailChange, moved: Moved): Promise<void> {
   await notifySecurityChange(ctx, pending.accountId, { change: 'operator_email_changed', ...(moved.unlinked ? { credentialType: 'oidc' } : {}) }, null);
   await notifyAddress(ctx, pending.accountId, pending.previousEmail, { kind: 'email_changed', email: maskAddress(pending.newEmail) });
+}
+
+/**
+ * For an admin's withdrawal (src/admin/accounts/email-change.service.ts): the account's pending
+ * change when it was in fact committed (its commit reported failed and the link given back, the
+ * database not answering then), or null. Such a change is not ended but finished as far as can be
+ * done without the sign-in provider: the link is claimed as a confirmation claims it (so the
+ * console no longer lists it, and the person's Try again signs the account out everywhere, as
+ * after a sign-out that failed) and both addresses are told. Null when the link changed meanwhile
+ * and the account's pending change is not, or no longer, a committed one.
+ */
+export async function claimCommittedEmailChange(ctx: Context, accountId: string): Promise<PendingEmailChange | null> {
+  for (;;) {
+    const found = await findAccountEmailChangeLink(ctx, accountId);
+    if (!found) return null;
+    const account = await findAccountById(ctx.db, accountId);
+    if (!account || normalizeEmail(account.email) !== found.pending.newEmail) return null;
+    const made = await committedBefore(ctx.db, found.pending);
+    if (!made) return null;
+    // Lost to a confirmation (which finishes it) or a newer request: look again.
+    if (!(await claimPendingEmailChange(ctx, found, confirmedMarker(found)))) continue;
+    await notifyMoved(ctx, found.pending, made);
+    return found.pending;
+  }
 }
 
 interface Moved {

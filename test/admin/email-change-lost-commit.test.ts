@@ -6,8 +6,8 @@ import { errorType, signIn, startAdminApp, type AdminTestApp } from './harness.t
 /**
  * A confirmation whose commit went through but was reported failed (the connection lost after
  * COMMIT reached the server) is a change made: the person moved, and must be signed out
- * everywhere with both addresses told, whatever asks next (the confirmation itself, Try again).
- * Real app, real stores; spies on the database stand in for the lost connection.
+ * everywhere with both addresses told, whatever asks next (the confirmation itself, Try again, a
+ * withdrawal). Real app, real stores; spies on the database stand in for the lost connection.
  */
 let t: AdminTestApp;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const { fresh, confirm, accountOf, auditOf, signedInAdmin, customer, requested } = emailChangeSteps(() => t);
+const { fresh, confirm, accountOf, auditOf, signedInAdmin, customer, requested, withdraw } = emailChangeSteps(() => t);
 
 type Work = (trx: unknown) => Promise<unknown>;
 
@@ -101,5 +101,27 @@ describe('a commit reported failed that went through', () => {
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
     expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
     expect(await auditOf(person.id, 'account.email_change_refused')).toEqual([]);
+  });
+
+  it('is not withdrawn: the withdrawal tells both addresses, answers 409, and Try again signs the account out', async () => {
+    const { operator, person, personBrowser, target, token } = await lostCommit('withdrawn');
+    // The console lists the change as pending, though the account has moved.
+    expect((await operator.get(`/api/accounts/${person.id}/email-change`)).status).toBe(200);
+
+    const res = await withdraw(operator, person.id);
+    expect([res.status, errorType(res)]).toEqual([409, 'account/email-change-made']);
+    expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
+    expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
+    const pending = await operator.get(`/api/accounts/${person.id}/email-change`);
+    expect([pending.status, errorType(pending)]).toEqual([404, 'account/no-pending-email-change']);
+    const again = await withdraw(operator, person.id);
+    expect([again.status, errorType(again)]).toEqual([404, 'account/no-pending-email-change']);
+
+    const retry = await confirm(token);
+    expect([retry.status, retry.body]).toEqual([200, { status: 'changed', email: target }]);
+    expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
+    // Told once, by the withdrawal: Try again only signs out.
+    expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
+    expect((await accountOf(person.id)).email).toBe(target);
   });
 });

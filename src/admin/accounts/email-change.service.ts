@@ -9,6 +9,7 @@ import {
 } from '../../accounts/pending-email-change.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/app-error.ts';
+import { claimCommittedEmailChange } from '../../login/email-change.service.ts';
 import { sendMail, takeMailPoint } from '../../login/login-mail.ts';
 import { maskAddress } from '../../mail/mailer.ts';
 import { chooseLanguage } from '../../mail/templates.ts';
@@ -88,10 +89,21 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
  *
  * The row follows the withdrawal, as a sign-out's does: it names the address the change would
  * have moved the account to. A failure between the two is logged with what was withdrawn.
+ *
+ * Not a change already made: a confirmation whose commit went through but was reported failed,
+ * while the database did not answer, gave its link back, so the console lists it as pending
+ * though the account has moved. Withdrawing it would leave the person moved with the old address
+ * never told and the account signed in everywhere. So when the account is at the pending
+ * change's address and that change's own `account.email_changed` row is there
+ * (claimCommittedEmailChange), it is finished as far as can be done here: the link is taken as
+ * confirmed (the person's Try again then signs the account out everywhere) and both addresses
+ * are told; the answer is 409 `account/email-change-made`, asking the admin to sign the account
+ * out everywhere (this call has no hold on sign-in sessions), and nothing is recorded as withdrawn.
  */
 export async function withdrawEmailChange(ctx: Context, operator: Operator, accountId: string): Promise<{ email: string }> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  if (await claimCommittedEmailChange(ctx, account.id)) throw emailChangeErrors.alreadyMade();
   const withdrawn = await endPendingEmailChange(ctx, account.id);
   if (!withdrawn) throw emailChangeErrors.nonePending();
   try {
