@@ -77,12 +77,15 @@ export function createInteractionRouter(ctx: Context, provider: Provider): Route
    * `resumable` says that GET /auth/interaction/:uid would now finish it without /login (a
    * sign-in in another tab made a session that answers it): the same nextStep, with the hand-off
    * only looked at, so it is never true where that GET would send the browser back to /login.
+   * Nor where it would answer the application `login_required` because the request names someone
+   * else than the session's account: the page stays, for that person to sign in.
    */
   router.get('/auth/interaction/:uid/status', async (req, res) => {
     const details = await interactionOrNull(provider, req, res);
     if (details && details.uid === req.params.uid) {
       const next = await nextStep(ctx, req, details, (clientId) => pendingImpersonation(ctx, req, clientId));
-      return res.json({ state: 'active', resumable: next.step !== 'sign-in' });
+      const resumable = next.step !== 'sign-in' && !(next.step === 'finish' && namesSomeoneElse(details, next.session));
+      return res.json({ state: 'active', resumable });
     }
     const clientId = typeof req.query.client_id === 'string' ? req.query.client_id : '';
     const restart = clientId ? await restartUri(ctx, provider, clientId, req.ip) : undefined;
@@ -230,7 +233,7 @@ function loginUrl(details: Details): string {
 async function finish(provider: Provider, req: Request, res: Response, details: Details, session: PortalSessionWithId | null) {
   if (details.prompt.name === 'login') {
     const amr = session!.amr;
-    if ([...requestedSubjects(details).values()].some((subject) => subject !== session!.account_id)) {
+    if (namesSomeoneElse(details, session)) {
       // The relying party asked for one person (id_token_hint, or the claims parameter's sub) and
       // another is signed in: it is told so, never handed a code for the wrong account.
       await provider.interactionFinished(
@@ -280,6 +283,11 @@ async function finish(provider: Provider, req: Request, res: Response, details: 
  * oidc-provider verified the hint's signature when the request arrived, and the interaction's
  * parameters come from its own store, so only the payload is read here.
  */
+/** A login prompt whose request names someone (id_token_hint, the claims parameter's sub) other than the session's account. */
+function namesSomeoneElse(details: Details, session: PortalSessionWithId | null): boolean {
+  return details.prompt.name === 'login' && [...requestedSubjects(details).values()].some((subject) => subject !== session?.account_id);
+}
+
 function requestedSubjects(details: Details): Map<string, string> {
   const subjects = new Map<string, string>();
   const claims = details.params.claims;

@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clientMetadata, upsertClient } from '../../src/oidc/clients.ts';
+import { destroyAccountPortalSessions } from '../../src/session/portal-session.ts';
 import { StoreUnavailableError } from '../../src/store/store.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { pkceAuthorization } from '../helpers/authorization.ts';
@@ -194,6 +195,35 @@ describe('GET /auth/interaction/:uid/status: resumable', () => {
       // Its own sign-in then finishes it.
       await expectCode(waiting.browser, await signIn(waiting.browser, waiting.login));
     }
+  });
+
+  it('is false when the request names someone else than the account signed in since (it would only answer login_required)', async () => {
+    // Someone else signed in to the end in this browser; their Nyckel session then ended (as one
+    // left idle does) while the provider session stays. The application asks for them by their ID
+    // token: the provider session agrees, only the Nyckel session is missing, so /login.
+    const otherEmail = `status-other-${Date.now()}@example.com`;
+    const otherId = await createAccount(server.ctx.db, { email: otherEmail, password });
+    const config = await client.discovery(new URL(server.issuer), 'status-rp', 'status-rp-secret-0123456789', undefined, { execute: [client.allowInsecureRequests] });
+    const theirs = await pkceAuthorization(config, { redirect_uri: redirectUri, scope: 'openid email' });
+    const browser = new BrowserLike(server.base);
+    const { url: theirLogin } = await browser.follow(theirs.url.toString());
+    const start = await browser.json<{ session_id: string }>(`/auth/login/start${theirLogin.search}`, { email: otherEmail });
+    const done = await browser.json<{ redirect_to: string }>('/auth/login/verify-password', { session_id: start.body.session_id, email: otherEmail, password });
+    const { url: callback } = await browser.follow(done.body.redirect_to);
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: theirs.verifier, expectedState: theirs.state, expectedNonce: theirs.nonce! });
+    await destroyAccountPortalSessions(server.ctx, otherId);
+    const waiting = await atLogin('status-rp', { browser, params: { id_token_hint: tokens.id_token! } });
+
+    // The status account signs in in another tab, at /login itself.
+    const own = await browser.json<{ session_id: string }>('/auth/login/start', { email });
+    const signedIn = await browser.json<{ state: string }>('/auth/login/verify-password', { session_id: own.body.session_id, email, password });
+    expect(signedIn.body.state).toBe('Done');
+
+    waiting.tab();
+    expect(await status(browser, waiting.login)).toEqual({ status: 200, body: { state: 'active', resumable: false } });
+    // Went to all the same, the request is answered login_required, never with a code.
+    const { url } = await browser.follow(interaction(waiting.login));
+    expect([url.origin + url.pathname, url.searchParams.get('error')]).toEqual([redirectUri, 'login_required']);
   });
 
   it('is false for a sign-in in another browser', async () => {
