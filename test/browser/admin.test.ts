@@ -989,9 +989,28 @@ describe('tenant users beyond the first 200', () => {
     expect(await row.locator('tbody tr').count()).toBe(200);
     expect(await row.getByRole('cell', { name: 'Zoe Hidden', exact: true }).count()).toBe(0);
 
-    await row.locator('.user-search input').fill('hidden');
+    // Each server search spends a point of the operator's read budget: once one held all its
+    // matches, typing on narrows it in the page.
+    const searches: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === `/api/tenants/${tenantId}/users` && url.searchParams.has('q')) searches.push(url.searchParams.get('q')!);
+    });
+    const search = row.locator('.user-search input');
+    await search.fill('hid');
     await row.getByRole('cell', { name: 'Zoe Hidden', exact: true }).waitFor();
-    expect(await row.locator('tbody tr').count()).toBe(1);
+    await search.pressSequentially('den', { delay: 600 });
     await row.getByText(t.en('admin.tenant.users_matching_one', { count: 1 }), { exact: true }).waitFor();
+    expect(await row.locator('tbody tr').count()).toBe(1);
+    expect(searches).toEqual(['hid']);
+
+    // A refused search says why, and does not pass the loaded 200 off as its answer.
+    await page.route(`**/api/tenants/${tenantId}/users?*`, (route) =>
+      route.fulfill({ status: 429, headers: { 'Retry-After': '120' }, json: { detail: [{ type: 'too_many_requests', msg: 'Too many requests' }] } }),
+    );
+    await search.fill('crowd 1');
+    await row.getByText(`${t.en('admin.tenant.failed_users')}`, { exact: false }).waitFor();
+    await row.getByText(t.en('admin.retry_in_minutes_other', { count: 2 }), { exact: false }).waitFor();
+    expect(await row.locator('tbody tr').count()).toBe(0);
   });
 });

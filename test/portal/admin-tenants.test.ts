@@ -13,7 +13,7 @@ import {
   withSetting,
 } from '../../portal/src/admin/tenants/sms-settings.ts';
 import { isValidSlug, newTenantProblems, slugFromName } from '../../portal/src/admin/tenants/tenant-slug.ts';
-import { filterTenantUsers, tokensPath } from '../../portal/src/admin/tenants/user-search.ts';
+import { filterTenantUsers, narrowedFrom, TENANT_USERS_LIMIT, tokensPath } from '../../portal/src/admin/tenants/user-search.ts';
 import en from '../../portal/src/i18n/en.json' with { type: 'json' };
 import sv from '../../portal/src/i18n/sv.json' with { type: 'json' };
 import { translate } from './translate.ts';
@@ -216,5 +216,26 @@ describe('tenant users search (from 3 characters)', () => {
 
   it('links to the tokens page as tokens/{email}/{account_id}', () => {
     expect(tokensPath('anna+x@acme.se', 'a1')).toBe('/tokens/anna%2Bx%40acme.se/a1');
+  });
+});
+
+describe('a tenant user search typed on after a complete answer', () => {
+  const user = (n: number) => ({ id: `u${n}`, name: `Maria ${n}`, email: `maria${n}@example.com`, active: true });
+  const complete = { term: 'mar', users: [user(1), user(2)] };
+
+  it.each([
+    ['a longer term containing it', 'maria', true],
+    ['the same term, other case and spaces', ' MAR ', true],
+    ['a term containing it anywhere', 'omari', true],
+    ['a shorter term', 'ma', false],
+    ['another term', 'sven', false],
+  ])('%s: answered here %s', (_name, term, local) => {
+    expect(narrowedFrom(complete, term)).toEqual(local ? complete.users : null);
+  });
+
+  it('asks the server after an answer that may have held only the first matches, or none yet', () => {
+    const capped = { term: 'mar', users: Array.from({ length: TENANT_USERS_LIMIT }, (_, i) => user(i)) };
+    expect(narrowedFrom(capped, 'maria')).toBeNull();
+    expect(narrowedFrom(null, 'maria')).toBeNull();
   });
 });

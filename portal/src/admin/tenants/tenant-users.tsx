@@ -1,14 +1,15 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { listTenantUsers, type AdminTenant, type TenantUser } from '../../api/admin.ts';
 import { capCount } from '../count-badge.ts';
 import { useImpersonate } from '../impersonation/impersonation.tsx';
+import { ListStatus } from '../list-status.tsx';
 import { useLoad } from '../use-load.ts';
-import { filterTenantUsers, TENANT_USERS_LIMIT, tokensPath, USER_SEARCH_MIN } from './user-search.ts';
+import { filterTenantUsers, narrowedFrom, TENANT_USERS_LIMIT, tokensPath, USER_SEARCH_MIN, type CompleteSearch } from './user-search.ts';
 
-/** Typing pauses this long before a search goes to the server. */
-const SEARCH_DELAY_MS = 250;
+/** Typing pauses this long before a search goes to the server (each one spends the operator's read budget). */
+const SEARCH_DELAY_MS = 400;
 
 /**
  * A tenant's users: search by name or email from 3 characters; inactive users greyed. Each links to
@@ -28,16 +29,32 @@ export function TenantUsers({ tenant, users }: { tenant: Pick<AdminTenant, 'id' 
   const capped = users.length >= TENANT_USERS_LIMIT;
   const found = useLoad<TenantUser[]>();
   const { run: runSearch, clear: clearSearch } = found;
+  // The last server answer that held all its matches: typing on narrows it here (narrowedFrom).
+  const [complete, setComplete] = useState<CompleteSearch | null>(null);
+  useEffect(() => setComplete(null), [tenant.id]);
+  const narrowed = narrowedFrom(complete, term);
+  const asked = useRef('');
   useEffect(() => {
     if (!capped || !searching) return clearSearch();
-    const timer = setTimeout(() => runSearch(() => listTenantUsers(tenant.id, term)), SEARCH_DELAY_MS);
+    if (narrowed) return;
+    const timer = setTimeout(() => {
+      asked.current = term;
+      runSearch(() => listTenantUsers(tenant.id, term));
+    }, SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [capped, searching, term, tenant.id, runSearch, clearSearch]);
-  // Until the server answers, the loaded users (or the previous answer) are filtered by the new text.
-  const source = capped && searching && found.data ? found.data : users;
+  }, [capped, searching, term, tenant.id, runSearch, clearSearch, narrowed]);
+  useEffect(() => {
+    if (found.data && found.data.length < TENANT_USERS_LIMIT) setComplete({ term: asked.current, users: found.data });
+  }, [found.data]);
+  // A failed search shows why, never the loaded users as if they were its answer; until the server
+  // answers, the loaded users (or the previous answer) are filtered by the new text.
+  const failed = capped && searching && !narrowed && found.status === 'failed';
+  const source = failed ? [] : capped && searching ? (narrowed ?? found.data ?? users) : users;
   const shown = useMemo(() => filterTenantUsers(source, query), [source, query]);
-  const hint = searching
-    ? capped && found.data && found.data.length >= TENANT_USERS_LIMIT
+  const hint = failed
+    ? ''
+    : searching
+    ? capped && !narrowed && found.data && found.data.length >= TENANT_USERS_LIMIT
       ? t('admin.tenant.users_matching_capped', { count: TENANT_USERS_LIMIT })
       : t('admin.tenant.users_matching', { count: shown.length })
     : capped
@@ -69,6 +86,7 @@ export function TenantUsers({ tenant, users }: { tenant: Pick<AdminTenant, 'id' 
         <p className="muted" id={`${id}-hint`} aria-live="polite">
           {hint}
         </p>
+        {failed && <ListStatus status="failed" error={found.error} failedMessage={t('admin.tenant.failed_users')} />}
       </div>
       {users.length === 0 ? (
         <p className="muted">{t('admin.tenant.no_users')}</p>
