@@ -46,6 +46,7 @@ const reads = {
   tenantUsers: (agent: request.Agent) => agent.get(`/api/tenants/${tenantId}/users`),
   tenantUserSearch: (agent: request.Agent) => agent.get(`/api/tenants/${tenantId}/users?q=baker`),
   tokensAccount: (agent: request.Agent) => agent.get(`/api/tokens/${person.id}/account`),
+  tokens: (agent: request.Agent) => agent.get(`/api/tokens/${person.id}`),
   pendingEmailChange: (agent: request.Agent) => agent.get(`/api/accounts/${person.id}/email-change`),
   tenantList: (agent: request.Agent) => agent.get('/api/tenants/'),
   tenantSearch: (agent: request.Agent) => agent.get('/api/tenants/search/bakery'),

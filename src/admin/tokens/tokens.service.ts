@@ -43,7 +43,7 @@ export function tokenLabel(model: string, storeKey: string): string {
  * It answers any account's address by its id, so it is a read of that account as a search is: a
  * point of the operator's search budget (action-limits.ts; an unknown id's 404 costs nothing, a
  * 429 answers nothing) and an `operator.account.viewed` row naming the account, as a view of its
- * tokens is. The tokens page calls this and the list together: one point, two rows.
+ * tokens is. The tokens page calls this and the list together: two points, two rows.
  */
 export async function tokensAccount(ctx: Context, operator: Operator, accountId: string): Promise<TokensAccount> {
   const account = await findAccountById(ctx.db, accountId);
@@ -60,11 +60,14 @@ export async function tokensAccount(ctx: Context, operator: Operator, accountId:
 
 /**
  * The account's live store entries: oidc-provider's sessions, grants, codes and tokens, and the
- * portal's sign-in sessions. Longest-lived first. Viewing is audited.
+ * portal's sign-in sessions. Longest-lived first. Viewing is audited, and spends a point of the
+ * operator's search budget, as the address beside it does: it answers any account's sessions
+ * (addresses, browsers, sign-in times) by its id, which a script could otherwise walk.
  */
 export async function listAccountTokens(ctx: Context, operator: Operator, accountId: string): Promise<TokenListing[]> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
+  await spendSearch(ctx, operator);
   const [oidcEntries, portalSessions] = await Promise.all([listAccountKeys(ctx.store, accountId), listPortalSessions(ctx, accountId)]);
   const signedInBy = await portalSessionsByOidcUid(ctx, portalSessions, oidcEntries);
   const listings: TokenListing[] = await Promise.all(
