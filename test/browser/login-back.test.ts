@@ -1,9 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertClient } from '../../src/oidc/clients.ts';
 import { useBrowserHarness } from './harness.ts';
+import { startLoopbackRp, type LoopbackRp } from './loopback-rp.ts';
 import { alertText, enterEmail, enterPassword, expectTenantCard, PASSWORD, people } from './login-steps.ts';
 import { t } from './texts.ts';
 
@@ -17,64 +14,19 @@ const { personWithTenant } = people(h);
 /** Where the restarting client says it starts its sign-in (intercepted in the browser: no such host). */
 const initiateLoginUri = 'https://restart.example/start';
 
-let rp: Server;
+let rp: LoopbackRp;
 let rpBase: string;
 
 beforeAll(async () => {
-  rp = createServer();
-  await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
-  rpBase = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
-  const configs = new Map<string, client.Configuration>();
-  for (const clientId of ['back-rp', 'back-rp-restart']) {
-    const secret = `${clientId}-secret-0123456789`;
-    await upsertClient(h.server.ctx.db, { client_id: clientId, redirect_uris: [`${rpBase}/callback`], client_secret: secret });
-    configs.set(clientId, await client.discovery(new URL(h.server.issuer), clientId, secret, undefined, { execute: [client.allowInsecureRequests] }));
-  }
+  rp = await startLoopbackRp(h.server, ['back-rp', 'back-rp-restart']);
+  rpBase = rp.base;
   // initiate_login_uri, as `npm run client -- update back-rp-restart --login-uri <uri>` registers it.
   const row = await h.server.ctx.db('oidc_clients').where({ client_id: 'back-rp-restart' }).first('metadata');
   const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
   await h.server.ctx.db('oidc_clients').where({ client_id: 'back-rp-restart' }).update({ metadata: JSON.stringify({ ...metadata, initiate_login_uri: initiateLoginUri }) });
-
-  // A relying party as an app would write it: /start?client=<id> sends the browser to Nyckel,
-  // /callback shows the email from the validated ID token.
-  const pending = new Map<string, { clientId: string; verifier: string; nonce: string }>();
-  rp.on('request', async (req, res) => {
-    const url = new URL(req.url ?? '/', rpBase);
-    try {
-      if (url.pathname === '/start') {
-        const clientId = url.searchParams.get('client')!;
-        const sent = { clientId, verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
-        const state = client.randomState();
-        pending.set(state, sent);
-        const authorize = client.buildAuthorizationUrl(configs.get(clientId)!, {
-          redirect_uri: `${rpBase}/callback`,
-          scope: 'openid email',
-          code_challenge: await client.calculatePKCECodeChallenge(sent.verifier),
-          code_challenge_method: 'S256',
-          state,
-          nonce: sent.nonce,
-        });
-        res.writeHead(302, { location: authorize.href }).end();
-      } else if (url.pathname === '/callback') {
-        const state = url.searchParams.get('state') ?? '';
-        const sent = pending.get(state)!;
-        const tokens = await client.authorizationCodeGrant(configs.get(sent.clientId)!, url, {
-          pkceCodeVerifier: sent.verifier,
-          expectedState: state,
-          expectedNonce: sent.nonce,
-        });
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Signed in</h1><p id="email">${String(tokens.claims()?.email)}</p>`);
-      } else res.writeHead(404).end();
-    } catch (error) {
-      res.writeHead(500, { 'content-type': 'text/plain' }).end(`RP error: ${(error as Error).message}`);
-    }
-  });
 });
 
-afterAll(async () => {
-  rp?.closeAllConnections();
-  await new Promise((resolve) => rp?.close(resolve));
-});
+afterAll(() => rp?.close());
 
 /** Signs in through the relying party on the real /login, to its callback; answers that /login's URL. */
 async function signInThroughApp(clientId: string, email: string): Promise<URL> {

@@ -1,10 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as client from 'openid-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertClient } from '../../src/oidc/clients.ts';
 import { useBrowserHarness } from './harness.ts';
+import { startLoopbackRp, type LoopbackRp } from './loopback-rp.ts';
 import { enterEmail, enterPassword, PASSWORD, people } from './login-steps.ts';
 import { t } from './texts.ts';
 
@@ -17,52 +14,15 @@ const h = useBrowserHarness();
 const { personWithTenant } = people(h);
 const clientId = 'tabs-rp';
 
-let rp: Server;
+let rp: LoopbackRp;
 let rpBase: string;
 
 beforeAll(async () => {
-  rp = createServer();
-  await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
-  rpBase = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
-  const secret = `${clientId}-secret-0123456789`;
-  await upsertClient(h.server.ctx.db, { client_id: clientId, redirect_uris: [`${rpBase}/callback`], client_secret: secret });
-  const config = await client.discovery(new URL(h.server.issuer), clientId, secret, undefined, { execute: [client.allowInsecureRequests] });
-
-  // A relying party as an app would write it (as in login-back.test.ts): /start sends the
-  // browser to Nyckel, /callback shows the email from the validated ID token.
-  const pending = new Map<string, { verifier: string; nonce: string }>();
-  rp.on('request', async (req, res) => {
-    const url = new URL(req.url ?? '/', rpBase);
-    try {
-      if (url.pathname === '/start') {
-        const sent = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
-        const state = client.randomState();
-        pending.set(state, sent);
-        const authorize = client.buildAuthorizationUrl(config, {
-          redirect_uri: `${rpBase}/callback`,
-          scope: 'openid email',
-          code_challenge: await client.calculatePKCECodeChallenge(sent.verifier),
-          code_challenge_method: 'S256',
-          state,
-          nonce: sent.nonce,
-        });
-        res.writeHead(302, { location: authorize.href }).end();
-      } else if (url.pathname === '/callback') {
-        const state = url.searchParams.get('state') ?? '';
-        const sent = pending.get(state)!;
-        const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: sent.verifier, expectedState: state, expectedNonce: sent.nonce });
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Signed in</h1><p id="email">${String(tokens.claims()?.email)}</p>`);
-      } else res.writeHead(404).end();
-    } catch (error) {
-      res.writeHead(500, { 'content-type': 'text/plain' }).end(`RP error: ${(error as Error).message}`);
-    }
-  });
+  rp = await startLoopbackRp(h.server, [clientId]);
+  rpBase = rp.base;
 });
 
-afterAll(async () => {
-  rp?.closeAllConnections();
-  await new Promise((resolve) => rp?.close(resolve));
-});
+afterAll(() => rp?.close());
 
 /** A tab of the application, at Nyckel's /login for its own request; counts its status checks since it showed the form. */
 async function tabAtLogin(page: Page): Promise<{ page: Page; checks: () => number }> {
