@@ -38,11 +38,13 @@ export const accountActionRules = {
    *   accounts' names, emails and tenant access;
    * - a tenant's users (GET /api/tenants/{id}/users, with or without `q`): up to 200 names, emails
    *   and roles;
-   * - one account's address (GET /api/tokens/{account_id}/account) or pending new address
+   * - one account's sessions (GET /api/tokens/{account_id}: addresses, browsers), address
+   *   (GET /api/tokens/{account_id}/account) or pending new address
    *   (GET /api/accounts/{id}/email-change): one point each, or a script walks ids it got elsewhere;
    * - the tenant list and search (names and slugs, not people: budgeted, not audited).
-   * An operator types searches all day, on Enter, a few a minute at the most, and opens a tenant
-   * or a tokens page for one point: 600 an hour is several times a busy day's pace, and a burst of
+   * An operator types account searches on Enter, a few a minute at the most; a tenant user search
+   * asks the server only until an answer holds all its matches (tenant-users.tsx); opening a
+   * tenant costs one point, a tokens page two: 600 an hour is several times a busy day's pace, and a burst of
    * 60 in a minute covers fixing typos at speed. A script is held to 60 a minute and 600 an hour
    * (about 30,000 accounts at most, each read audited), where one support session ran 400 in four
    * seconds. Admins spend it too: the reads are the same whoever's session runs them.
