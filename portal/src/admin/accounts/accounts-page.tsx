@@ -2,7 +2,6 @@ import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { searchAccounts, type AdminAccount } from '../../api/admin.ts';
 import { Button } from '../../components/button.tsx';
-import { failureText } from '../failure-text.ts';
 import { ListStatus } from '../list-status.tsx';
 import { useCanChange } from '../operator.tsx';
 import { SearchBox } from '../search-box.tsx';
@@ -26,8 +25,6 @@ export function AccountsPage() {
   // The reset links are admin only (a link signs its reader in as the account): hidden for support.
   const canSeeLinks = useCanChange();
   const accounts = useLoad<AdminAccount[]>();
-  /** Why the last search failed, for its message; useLoad keeps only that it did. */
-  const [failure, setFailure] = useState<unknown>(null);
   const resultsId = useId();
   const cappedId = useId();
   const list = accounts.data ?? [];
@@ -35,14 +32,7 @@ export function AccountsPage() {
 
   const search = (term: string) => {
     setSearched(term);
-    accounts.run(async () => {
-      try {
-        return sortByName(await searchAccounts(term), (account) => account.email);
-      } catch (error) {
-        setFailure(error);
-        throw error;
-      }
-    });
+    accounts.run(async () => sortByName(await searchAccounts(term), (account) => account.email));
   };
 
   const clear = () => {
@@ -74,7 +64,7 @@ export function AccountsPage() {
         busy={accounts.status === 'loading'}
         autoFocus
       />
-      <ListStatus status={accounts.status} failedMessage={failureText(t('errors.failed_to_load_accounts'), failure, t)} />
+      <ListStatus status={accounts.status} error={accounts.error} failedMessage={t('errors.failed_to_load_accounts')} />
       {accounts.status === 'idle' && accounts.data === null && <p className="muted">{t('admin.account.search_first')}</p>}
       {accounts.status === 'idle' && accounts.data !== null && list.length === 0 && <p className="muted">{t('admin.no_results', { query: searched })}</p>}
       {capped && (
