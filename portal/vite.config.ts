@@ -34,20 +34,29 @@ function precompress(): Plugin {
   };
 }
 
-/** The portal SPA. `npm run build` writes portal/dist, which the server serves with an index.html fallback. */
-export default defineConfig({
-  root,
-  plugins: [react(), precompress()],
-  build: {
-    outDir: resolve(root, 'dist'),
-    emptyOutDir: true,
-  },
-  server: {
-    proxy: {
-      '/auth': api,
-      '/api': api,
-      '/oauth2': api,
-      '/healthz': api,
+/**
+ * The portal SPA. `npm run build` writes portal/dist, which the server serves with an index.html
+ * fallback. A build is always React's production build: Vite takes NODE_ENV from the environment,
+ * and a build started under vitest (NODE_ENV=test: the browser tests build a missing or stale
+ * portal) was React's development build, with StrictMode running every effect twice, so the
+ * browser tests drove another program than the one served.
+ */
+export default defineConfig(({ command }) => {
+  if (command === 'build') process.env.NODE_ENV = 'production';
+  return {
+    root,
+    plugins: [react(), precompress()],
+    build: {
+      outDir: resolve(root, 'dist'),
+      emptyOutDir: true,
     },
-  },
+    server: {
+      proxy: {
+        '/auth': api,
+        '/api': api,
+        '/oauth2': api,
+        '/healthz': api,
+      },
+    },
+  };
 });
