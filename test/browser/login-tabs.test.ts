@@ -95,6 +95,29 @@ describe('tabs of one application waiting at /login', () => {
     await b.page.getByLabel(t.en('login.start.email'), { exact: true }).waitFor();
   });
 
+  it('asks for a return made while the last check is out once that one answers: the other sign-in may have come between', async () => {
+    const b = await tabAtLogin(h.page);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    await h.page.route('**/auth/interaction/*/status**', async (route) => {
+      if (holding) await held;
+      await route.continue();
+    });
+    await switchBackTo(b.page);
+    await expect.poll(() => b.checks()).toBe(1);
+    await switchBackTo(b.page);
+    await switchBackTo(b.page);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(b.checks()).toBe(1);
+    holding = false;
+    release();
+    await expect.poll(() => b.checks()).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(b.checks()).toBe(2);
+    expect(new URL(b.page.url()).pathname).toBe('/login');
+  });
+
   it('does not ask while a call of the sign-in is in flight: its own answer moves the page', async () => {
     const { email } = await personWithTenant('tabs-busy', PASSWORD);
     const b = await tabAtLogin(h.page);

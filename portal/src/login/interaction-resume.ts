@@ -19,10 +19,12 @@ export function useResumeWhenShown(uid: string | null): void {
     // Checked for this showing already: the load's own check counts for a page loaded in front.
     let asked = document.visibilityState === 'visible' && document.hasFocus();
     let asking = false;
+    // A return while the last one's check is still out: asked once that answers, since the
+    // sign-in in another tab may have finished after that check left.
+    let askAgain = false;
     let done = false;
-    const check = () => {
-      if (done || asked || asking || document.visibilityState !== 'visible' || loginCallInFlight()) return;
-      asked = true;
+    const ask = () => {
+      if (done || loginCallInFlight()) return;
       asking = true;
       interactionStatus(uid, null)
         .then(
@@ -35,7 +37,16 @@ export function useResumeWhenShown(uid: string | null): void {
         )
         .finally(() => {
           asking = false;
+          if (!askAgain || done || document.visibilityState !== 'visible') return;
+          askAgain = false;
+          ask();
         });
+    };
+    const check = () => {
+      if (done || asked || document.visibilityState !== 'visible' || loginCallInFlight()) return;
+      asked = true;
+      if (asking) askAgain = true;
+      else ask();
     };
     const left = () => {
       asked = false;
