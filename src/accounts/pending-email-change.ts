@@ -19,7 +19,7 @@ export const emailChangeErrors = {
     new AppError(
       'account/email-change-made',
       409,
-      'The change was already made: the account has the new address and both addresses were told. Sign the account out everywhere',
+      'The change was already made: the account has the new address, both addresses were told, and it was signed out everywhere',
     ),
 };
 

@@ -148,13 +148,14 @@ async function notifyMoved(ctx: Context, pending: PendingEmailChange, moved: Mov
 /**
  * For an admin's withdrawal (src/admin/accounts/email-change.service.ts): the account's pending
  * change when it was in fact committed (its commit reported failed and the link given back, the
- * database not answering then), or null. Such a change is not ended but finished as far as can be
- * done without the sign-in provider: the link is claimed as a confirmation claims it (so the
- * console no longer lists it, and the person's Try again signs the account out everywhere, as
- * after a sign-out that failed) and both addresses are told. Null when the link changed meanwhile
- * and the account's pending change is not, or no longer, a committed one.
+ * database not answering then), or null. Such a change is not ended but finished as its
+ * confirmation would have: the link is claimed as a confirmation claims it (so the console no
+ * longer lists it), both addresses are told, and the account is signed out everywhere, which
+ * spends the link. When that sign-out fails it throws, the link left claimed: the person's Try
+ * again signs the account out, as after a confirmation whose sign-out failed. Null when the link
+ * changed meanwhile and the account's pending change is not, or no longer, a committed one.
  */
-export async function claimCommittedEmailChange(ctx: Context, accountId: string): Promise<PendingEmailChange | null> {
+export async function claimCommittedEmailChange(ctx: Context, provider: Provider, accountId: string): Promise<PendingEmailChange | null> {
   for (;;) {
     const found = await findAccountEmailChangeLink(ctx, accountId);
     if (!found) return null;
@@ -163,8 +164,10 @@ export async function claimCommittedEmailChange(ctx: Context, accountId: string)
     const made = await committedBefore(ctx.db, found.pending);
     if (!made) return null;
     // Lost to a confirmation (which finishes it) or a newer request: look again.
-    if (!(await claimPendingEmailChange(ctx, found, confirmedMarker(found)))) continue;
+    const marker = confirmedMarker(found);
+    if (!(await claimPendingEmailChange(ctx, found, marker))) continue;
     await notifyMoved(ctx, found.pending, made);
+    await signOut(ctx, provider, found, marker);
     return found.pending;
   }
 }

@@ -86,9 +86,10 @@ export function createAdminAccountsRouter(ctx: Context, provider: Provider): Rou
     res.json(await readPendingEmailChange(ctx, operatorOf(res), res.locals.params.accountId));
   });
 
-  // Admin, as the request; without a recent sign-in: withdrawing only takes the link away.
+  // Admin, as the request; without a recent sign-in: withdrawing only takes the link away (or, for
+  // a change already made, finishes it as its confirmation would have).
   router.delete('/api/accounts/:accountId/email-change', admin, validate({ params: accountParams }), async (_req, res) => {
-    const { email } = await withdrawEmailChange(ctx, operatorOf(res), res.locals.params.accountId);
+    const { email } = await withdrawEmailChange(ctx, provider, operatorOf(res), res.locals.params.accountId);
     res.json({ status: 'withdrawn', email });
   });
 

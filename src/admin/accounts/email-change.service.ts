@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import { findAccountByEmail, findAccountById, normalizeEmail } from '../../accounts/accounts.repository.ts';
 import {
   createPendingEmailChange,
@@ -95,15 +96,14 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
  * though the account has moved. Withdrawing it would leave the person moved with the old address
  * never told and the account signed in everywhere. So when the account is at the pending
  * change's address and that change's own `account.email_changed` row is there
- * (claimCommittedEmailChange), it is finished as far as can be done here: the link is taken as
- * confirmed (the person's Try again then signs the account out everywhere) and both addresses
- * are told; the answer is 409 `account/email-change-made`, asking the admin to sign the account
- * out everywhere (this call has no hold on sign-in sessions), and nothing is recorded as withdrawn.
+ * (claimCommittedEmailChange), it is finished as its confirmation would have: the link is taken
+ * as confirmed, both addresses are told, and the account is signed out everywhere; the answer is
+ * 409 `account/email-change-made`, and nothing is recorded as withdrawn.
  */
-export async function withdrawEmailChange(ctx: Context, operator: Operator, accountId: string): Promise<{ email: string }> {
+export async function withdrawEmailChange(ctx: Context, provider: Provider, operator: Operator, accountId: string): Promise<{ email: string }> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
-  if (await claimCommittedEmailChange(ctx, account.id)) throw emailChangeErrors.alreadyMade();
+  if (await claimCommittedEmailChange(ctx, provider, account.id)) throw emailChangeErrors.alreadyMade();
   const withdrawn = await endPendingEmailChange(ctx, account.id);
   if (!withdrawn) throw emailChangeErrors.nonePending();
   try {
