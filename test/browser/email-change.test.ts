@@ -108,6 +108,35 @@ describe('changing an account’s email address', () => {
     expect(await h.server.ctx.db('accounts').where({ id: accountId }).first('email')).toEqual({ email });
   });
 
+  it('a withdrawal answered "already made" says the account has the new address, and the row shows it', async () => {
+    const { page } = h;
+    await signInAsAdmin(page);
+    const email = 'maja.made@old.example.test';
+    const newEmail = 'maja.made@new.example.test';
+    const accountId = await createAccount(h.server.ctx.db, { email, name: 'Maja Made' });
+    const operatorId = await createAccount(h.server.ctx.db, { email: 'ada.made@example.test', name: 'Ada Made' });
+    await createPendingEmailChange(h.server.ctx, { accountId, previousEmail: email, newEmail, operatorId });
+    // The server's side (a confirmation reported failed that went through, finished by the
+    // withdrawal) is test/admin/email-change-lost-commit.test.ts; here, what the dialog makes of it.
+    await page.route(`**/api/accounts/${accountId}/email-change`, (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'account/email-change-made', msg: 'The change was already made' }] }) })
+        : route.continue(),
+    );
+
+    await page.goto('/admin/accounts');
+    await page.getByLabel(t.en('admin.account.search_label'), { exact: true }).fill(email);
+    await page.keyboard.press('Enter');
+    await page.locator('.account-row', { hasText: email }).getByRole('button', { name: t.en('admin.email_change.open'), exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: t.en('admin.email_change.title') });
+    await dialog.getByRole('button', { name: t.en('admin.email_change.withdraw'), exact: true }).click();
+    await dialog.getByText(t.en('admin.email_change.already_made', { email: newEmail }), { exact: true }).waitFor();
+    expect(await dialog.getByRole('alert').count()).toBe(0);
+    await dialog.locator('.modal-foot').getByRole('button', { name: t.en('admin.close'), exact: true }).click();
+    await page.locator('.account-row', { hasText: newEmail }).waitFor();
+    expect(await page.locator('.account-row', { hasText: email }).count()).toBe(0);
+  });
+
   it('a confirmation that got no good answer (503) keeps the page and the token and offers Try again, which confirms', async () => {
     const { page } = h;
     const email = 'lisa.retry@old.example.test';

@@ -10,7 +10,7 @@ import { failureText } from '../failure-text.ts';
 import { Modal } from '../modal.tsx';
 import { formatUtc } from '../utc-time.ts';
 import { pendingChange } from './account-view.ts';
-import { NONE_PENDING, refusalKey } from './email-change-refusals.ts';
+import { ALREADY_MADE, NONE_PENDING, refusalKey } from './email-change-refusals.ts';
 import { getPendingEmailChange } from './pending-email-change-api.ts';
 
 /** A failure, and which call it was: only the request's is about the address typed. */
@@ -114,6 +114,11 @@ export function EmailChangeModal({
       if (isApiError(failure) && failure.type === NONE_PENDING) {
         setEnded(t('admin.email_change.none_pending'));
         onChange({ ...account, pending_email_change: null });
+      } else if (isApiError(failure) && failure.type === ALREADY_MADE && (sentTo ?? pending)) {
+        // Made, and finished by this call: the address the dialog offered to withdraw is the account's now.
+        const made = sentTo ?? pending!.email;
+        setEnded(t('admin.email_change.already_made', { email: made }));
+        onChange({ ...account, email: made, pending_email_change: null });
       } else setError({ text: failureText(t('admin.email_change.withdraw_failed'), failure, t), of: 'withdrawal' });
     } finally {
       setWithdrawing(false);

@@ -15,3 +15,9 @@ export function refusalKey(failure: unknown): string | undefined {
 
 /** A withdrawal's 404 when the account has no change waiting for confirmation. */
 export const NONE_PENDING = 'account/no-pending-email-change';
+
+/**
+ * A withdrawal's 409 when the change it meant to withdraw had in fact been made (its confirmation
+ * was reported failed): the server finished it instead, so the account now has the new address.
+ */
+export const ALREADY_MADE = 'account/email-change-made';
