@@ -1,9 +1,7 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
-import type { Config } from '../config/index.ts';
+import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.ts';
 import { emailCodeKeys } from '../credentials/email-code/email-code.ts';
-import { readAuthCookie, type AuthCookie } from '../http/cookies.ts';
+import { sameSessionId } from './login-cookie.ts';
 import { loginErrors } from './login-errors.ts';
 import type { FirstFactor, LoginState } from './steps.ts';
 
@@ -47,11 +45,6 @@ export interface LoginSession {
 
 type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
-/**
- * The cookie binding a login session to the browser that started it: `nyckel_login`, or
- * `__Host-nyckel_login` over HTTPS (src/http/cookies.ts).
- */
-export const loginCookie: AuthCookie = { name: 'nyckel_login', maxAgeSeconds: (config) => config.loginSessionTtl };
 const key = (id: string) => `login:${id}`;
 
 export function newLoginSessionId(): string {
@@ -116,29 +109,16 @@ export async function assertStillProven(ctx: SessionContext, accountId: string, 
   throw loginErrors.sessionMissing();
 }
 
-/** The id in this browser's signed login cookie, or undefined (absent or tampered). */
-export function loginCookieId(req: Request, config: Pick<Config, 'secureCookies'>): string | undefined {
-  return readAuthCookie(req, config, loginCookie);
-}
-
 /**
- * The `session_id` a call names must be the one in this browser's cookie: a session id leaked
- * from one browser (logs, a shared link) is useless in another. Compared in constant time.
+ * Loads the login session a call names, which must be one of this browser's (its login cookie's
+ * ids, login-cookie.ts), or throws `login_session_missing` (401).
  */
-export function sameSessionId(cookieId: string | undefined, claimedId: string | undefined): boolean {
-  if (!cookieId || !claimedId) return false;
-  const a = Buffer.from(cookieId);
-  const b = Buffer.from(claimedId);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Loads the login session a call names, or throws `login_session_missing` (401). */
 export async function requireLoginSession(
   ctx: SessionContext,
-  cookieId: string | undefined,
+  cookieIds: readonly string[],
   claimedId: string,
 ): Promise<LoginSession> {
-  if (!sameSessionId(cookieId, claimedId)) throw loginErrors.sessionMissing();
+  if (!sameSessionId(cookieIds, claimedId)) throw loginErrors.sessionMissing();
   const session = await loadLoginSession(ctx, claimedId);
   if (!session) throw loginErrors.sessionMissing();
   return session;
