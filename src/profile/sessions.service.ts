@@ -163,14 +163,8 @@ export async function signOutSession(ctx: Context, provider: Provider, request: 
   const accountId = request.session.account_id;
   const target = (await listPortalSessions(ctx, accountId)).find((portal) => publicSessionId(portal.id) === publicId);
   if (!target) throw errors.notFound();
-  const uids = new Set(target.id === request.session.id ? await ownOidcSessions(ctx, provider, request) : []);
-  // The session goes first: from here on its cookie opens nothing, whatever happens next. With it
-  // the session it was renewed to since the list was read, and the OP sessions either signed in.
-  for (const uid of await destroyPortalSession(ctx, target.id)) uids.add(uid);
-  const grants = await endOidc(provider, await listAccountKeys(ctx.store, accountId, { used: true }), {
-    grant: (sessionUids) => [...sessionUids].some((uid) => uids.has(uid)),
-    session: (uid) => uids.has(uid),
-  });
+  const uids = target.id === request.session.id ? await ownOidcSessions(ctx, provider, request) : [];
+  const grants = await endSignIn(ctx, provider, accountId, target.id, uids);
   await recordAudit(ctx.db, {
     action: 'session.revoked',
     actor_id: accountId,
@@ -179,6 +173,24 @@ export async function signOutSession(ctx: Context, provider: Provider, request: 
     user_agent: request.info.userAgent,
     details: { session: publicId.slice(0, 12), current: target.id === request.session.id, grants },
     at: ctx.now(),
+  });
+}
+
+/**
+ * Ends one browser's sign-in to the account: the Nyckel session `portalId` (when there is one),
+ * the OP sessions it signed in and those in `uids`, and every grant whose codes or tokens were
+ * issued in one of those OP sessions (its refresh tokens with it). The person's "sign out this
+ * session" and an operator's "End session" (src/admin/tokens/session-end.service.ts) both end a
+ * sign-in here, so the two cannot come to mean different things. Answers the grants revoked.
+ */
+export async function endSignIn(ctx: Context, provider: Provider, accountId: string, portalId: string | null, uids: Iterable<string>): Promise<number> {
+  const ending = new Set(uids);
+  // The session goes first: from here on its cookie opens nothing, whatever happens next. With it
+  // the session it was renewed to since the list was read, and the OP sessions either signed in.
+  if (portalId) for (const uid of await destroyPortalSession(ctx, portalId)) ending.add(uid);
+  return endOidc(provider, await listAccountKeys(ctx.store, accountId, { used: true }), {
+    grant: (sessionUids) => [...sessionUids].some((uid) => ending.has(uid)),
+    session: (uid) => ending.has(uid),
   });
 }
 
