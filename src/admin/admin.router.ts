@@ -21,7 +21,7 @@ export function createAdminRouter(ctx: Context, provider: Provider): Router {
     createAdminTenantsRouter(ctx),
     createInvoiceRouter(ctx),
     createNotificationsRouter(ctx, provider),
-    createTokensRouter(ctx),
+    createTokensRouter(ctx, provider),
     createAuditRouter(ctx),
   );
 }

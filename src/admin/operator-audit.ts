@@ -12,6 +12,7 @@ export type OperatorAction =
   | 'operator.credential.deleted'
   | 'operator.account.unlocked'
   | 'operator.account.signed_out'
+  | 'operator.account.session_ended'
   | 'operator.account.email_change_requested'
   | 'operator.account.email_change_withdrawn'
   | 'operator.tokens.viewed'

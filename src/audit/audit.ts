@@ -29,6 +29,7 @@ export type AuditAction =
   | 'sessions.revoked_others'
   | 'grant.revoked'
   | 'operator.account.signed_out'
+  | 'operator.account.session_ended'
   | 'operator.account.email_change_requested'
   | 'operator.account.email_change_withdrawn'
   | 'operator.account.unlocked'

@@ -55,10 +55,10 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
 }
 
 /**
- * Support may unlock, sign out everywhere or send a reset mail only to an account that holds no
- * operator role; an operator's account (support or admin) needs an admin: support gets 403
- * `forbidden`, as the route guard answers a role too low, and nothing changes, is spent or is
- * recorded. Else a support operator could keep an admin out of the console mid-incident (a
+ * Support may unlock, sign out everywhere, end one session (src/admin/tokens/session-end.service.ts)
+ * or send a reset mail only to an account that holds no operator role; an operator's account
+ * (support or admin) needs an admin: support gets 403 `forbidden`, as the route guard answers a
+ * role too low, and nothing changes, is spent or is recorded. Else a support operator could keep an admin out of the console mid-incident (a
  * sign-out ends the admin's console session and sign-ins in progress, as often as it is
  * repeated; reset mails spend the admin's mail budget, so their own "forgot password" is refused,
  * and revoke the link they are about to use), or end an admin's lock as often as a guesser asks:
@@ -66,7 +66,7 @@ export async function sendResetEmail(ctx: Context, operator: Operator, accountId
  * wait. The other account actions are admin only (credential deletion, email changes, the reset
  * links, which never list an operator's), so this is where support's reach ends.
  */
-async function assertMayActOn(ctx: Context, operator: Operator, accountId: string): Promise<void> {
+export async function assertMayActOn(ctx: Context, operator: Operator, accountId: string): Promise<void> {
   if (roleAllows(operator.role, 'admin')) return;
   if ((await findOperatorRole(ctx.db, accountId)) !== null) throw errors.forbidden();
 }

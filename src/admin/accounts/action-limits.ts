@@ -7,7 +7,8 @@ import type { Operator } from '../operator-guard.ts';
  * after the fact does not stop a support session in the wrong hands from
  * - unlocking one address over and over for a guesser: each unlock is ten new guesses, up to the
  *   100-in-a-row cap (src/login/lockout.ts), at a pace the doubling locks would not allow;
- * - signing one person out again and again, keeping them from their work;
+ * - signing one person out again and again, everywhere or one session at a time, keeping them
+ *   from their work;
  * - doing either to every account in turn;
  * - mailing reset links to every account in turn: each address's mail budget (login-mail.ts)
  *   bounds the mails to one address, not how many addresses one operator mails, and every mail
@@ -21,7 +22,7 @@ import type { Operator } from '../operator-guard.ts';
 export const accountActionRules = {
   /** Per action and account, by all operators together. */
   target: { points: 5, duration: 60 * 60 },
-  /** Unlocks and sign-outs by one operator, whatever the account. */
+  /** Unlocks and sign-outs (everywhere, or of one session) by one operator, whatever the account. */
   operator: { points: 30, duration: 15 * 60 },
   /** Reset mails sent by one operator, whatever the account. */
   operatorMail: { points: 30, duration: 15 * 60 },
@@ -53,7 +54,12 @@ export const accountActionRules = {
   operatorSearchBurst: { points: 60, duration: 60 },
 } as const satisfies Record<string, LimitRule>;
 
-export type LimitedAccountAction = 'unlock' | 'sign-out-everywhere';
+/**
+ * Each has its own budget per account: ending one session is what helping someone who left a
+ * library computer signed in takes, and must not be refused because the account was signed out
+ * everywhere an hour ago (or the other way round).
+ */
+export type LimitedAccountAction = 'unlock' | 'sign-out-everywhere' | 'end-session';
 
 const shared = new WeakMap<object, RateLimits<keyof typeof accountActionRules>>();
 

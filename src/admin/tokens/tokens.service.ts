@@ -38,6 +38,11 @@ export function tokenLabel(model: string, storeKey: string): string {
   return `${model}:${createHash('sha256').update(storeKey).digest('hex').slice(0, 12)}`;
 }
 
+/** The label of a portal session, from its store key (`session:<id>`, src/session/portal-session.ts). */
+export function portalSessionLabel(id: string): string {
+  return tokenLabel('PortalSession', `session:${id}`);
+}
+
 /**
  * GET /api/tokens/{account_id}/account: whose tokens the page shows, never the address in its URL.
  * It answers any account's address by its id, so it is a read of that account as a search is: a
@@ -80,11 +85,10 @@ export async function listAccountTokens(ctx: Context, operator: Operator, accoun
     })),
   );
   for (const session of portalSessions) {
-    // The store key of portal sessions (src/session/portal-session.ts). Its TTL in the store is the
-    // 12 h cap; a session without "remember me" ends sooner when left idle, which is what is shown.
-    const storeKey = `session:${session.id}`;
+    // Its TTL in the store is the 12 h cap; a session without "remember me" ends sooner when left
+    // idle, which is what is shown.
     listings.push({
-      key: tokenLabel('PortalSession', storeKey),
+      key: portalSessionLabel(session.id),
       ttl: secondsLeft(ctx, session),
       model: 'PortalSession',
       client_id: null,
@@ -104,9 +108,10 @@ export async function listAccountTokens(ctx: Context, operator: Operator, accoun
 /**
  * Which live portal session signed each OP session in: the one recorded at its last sign-in
  * (signingInSession), else one that finished an interaction on it (the profile's own grouping).
- * Only live sessions of this account count; their ids (bearer secrets) never leave this function.
+ * Only live sessions of this account count; their ids (bearer secrets) never leave the server:
+ * the tokens view shows the facts, and ending a session (session-end.service.ts) acts on them.
  */
-async function portalSessionsByOidcUid(
+export async function portalSessionsByOidcUid(
   ctx: Context,
   portalSessions: readonly PortalSessionWithId[],
   entries: readonly AccountOidcEntry[],
