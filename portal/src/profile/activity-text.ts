@@ -28,6 +28,7 @@ const simple: Record<string, string> = {
   'operator.password_reset.sent': 'operator_password_reset_sent',
   'operator.account.unlocked': 'operator_account_unlocked',
   'operator.account.signed_out': 'operator_account_signed_out',
+  'operator.account.session_ended': 'operator_account_session_ended',
   'operator.tokens.viewed': 'operator_tokens_viewed',
 };
 
