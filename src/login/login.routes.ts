@@ -125,7 +125,6 @@ export function createLoginRouter(ctx: Context): Router {
       await pingLogin(ctx, {
         cookieIds: loginCookieIds(req, ctx.config),
         sessionId: query.success ? query.data.session_id : '',
-        interaction: query.success ? query.data.interaction : undefined,
         portalSessionId: portalSessionId(ctx.config, req),
       }),
     );

@@ -38,7 +38,7 @@ export const sessionOnlyBody = z.object({ session_id: sessionIdSchema });
 export const createPasswordBody = z.object({ session_id: sessionIdSchema, password: passwordInputSchema });
 export const verifyMfaBody = z.object({ session_id: sessionIdSchema, totp_code: sixDigits, remember: z.boolean().optional() });
 export const mergeMfaBody = z.object({ session_id: sessionIdSchema, totp_code: sixDigits });
-export const pingQuery = z.object({ session_id: sessionIdSchema.optional(), interaction: z.string().min(1).max(128).optional() });
+export const pingQuery = z.object({ session_id: sessionIdSchema.optional() });
 
 export const resetRequestBody = z.object({ email: emailSchema, type: resetTypeSchema.nullish() });
 /** Any string: a malformed token is simply an invalid one (406), as the set-password page expects. */

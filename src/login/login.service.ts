@@ -256,28 +256,15 @@ export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: Re
 /**
  * The portal's probe on load: the login session this browser may continue, and who is signed in.
  * Never an error for a missing or foreign session: it answers null. Without a session_id it is
- * the browser's newest sign-in for the page's own request (`interaction`, absent for the portal's
- * own sign-in): the cookie holds the sign-ins of several tabs, and a tab reloaded at /login must
- * take up its own, not another tab's, which would finish another application's request.
+ * the browser's newest sign-in, as it was the cookie's only one before the cookie held several.
  */
 export async function pingLogin(
   ctx: Context,
-  input: { cookieIds: readonly string[]; sessionId: string | undefined; interaction: string | undefined; portalSessionId: string | undefined },
+  input: { cookieIds: readonly string[]; sessionId: string | undefined; portalSessionId: string | undefined },
 ): Promise<{ session: LoginAnswer | null; email: string | null }> {
-  const [portal, login] = await Promise.all([
-    input.portalSessionId ? getPortalSessionById(ctx, input.portalSessionId) : null,
-    input.sessionId !== undefined ? namedLogin(ctx, input.cookieIds, input.sessionId) : newestLoginFor(ctx, input.cookieIds, input.interaction),
-  ]);
+  const portal = input.portalSessionId ? await getPortalSessionById(ctx, input.portalSessionId) : null;
+  const claimed = input.sessionId ?? input.cookieIds[0];
+  const login = claimed && sameSessionId(input.cookieIds, claimed) ? await loadLoginSession(ctx, claimed) : null;
   const session = login ? buildAnswer(login, await loadAccountFacts(ctx, login.email)) : null;
   return { session, email: portal?.email ?? login?.email ?? null };
-}
-
-async function namedLogin(ctx: Context, cookieIds: readonly string[], sessionId: string): Promise<LoginSession | null> {
-  return sessionId && sameSessionId(cookieIds, sessionId) ? loadLoginSession(ctx, sessionId) : null;
-}
-
-/** The newest of the browser's sign-ins (cookieIds, newest first) made for this request. */
-async function newestLoginFor(ctx: Context, cookieIds: readonly string[], interaction: string | undefined): Promise<LoginSession | null> {
-  const sessions = await Promise.all(cookieIds.map((id) => loadLoginSession(ctx, id)));
-  return sessions.find((session) => session !== null && session.query.interaction === interaction) ?? null;
 }

@@ -73,21 +73,4 @@ describe('two tabs of one application mid-sign-in', () => {
     expect(second).toBe(email);
     expect(new URL(b.url()).href).toMatch(new RegExp(`^${rpBase}/callback\\?`));
   });
-
-  it('a tab reloaded at the password step takes up its own sign-in, not the newer one of another tab', async () => {
-    const first = await personWithTenant('reload-first', PASSWORD);
-    const second = await personWithTenant('reload-second', PASSWORD);
-    const a = await tabAtLogin(h.page);
-    const b = await tabAtLogin(await h.context.newPage());
-    await atPasswordStep(a, first.email);
-    await atPasswordStep(b, second.email);
-
-    await a.bringToFront();
-    await a.reload();
-    await a.getByLabel(t.en('login.credentials.password'), { exact: true }).waitFor();
-    expect(await a.getByText(first.email).count()).toBeGreaterThan(0);
-    expect(await a.getByText(second.email).count()).toBe(0);
-    await enterPassword(a, PASSWORD);
-    expect(await outcome(a)).toBe(first.email);
-  });
 });

@@ -125,7 +125,7 @@ function usePingThenAutoStart(flow: LoginFlow, query: URLSearchParams, search: s
       if (error) dispatch({ type: 'failed', error: { status: 400, detail: [{ type: error, msg: '' }] } });
       else if (email && !resumed) void submit(() => loginStart(email, search));
     };
-    loginPing(query.get('session_id'), query.get('interaction')).then(
+    loginPing(query.get('session_id')).then(
       (answer) => {
         dispatch({ type: 'pinged', answer });
         afterPing(Boolean(answer?.state && answer.state !== 'Start'));
