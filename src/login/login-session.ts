@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
 import { emailCodeKeys } from '../credentials/email-code/email-code.ts';
-import { sameSessionId } from './login-cookie.ts';
+import { readAuthCookie, type AuthCookie } from '../http/cookies.ts';
 import { loginErrors } from './login-errors.ts';
 import type { FirstFactor, LoginState } from './steps.ts';
 
@@ -45,6 +47,11 @@ export interface LoginSession {
 
 type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
+/**
+ * The cookie binding a login session to the browser that started it: `nyckel_login`, or
+ * `__Host-nyckel_login` over HTTPS (src/http/cookies.ts).
+ */
+export const loginCookie: AuthCookie = { name: 'nyckel_login', maxAgeSeconds: (config) => config.loginSessionTtl };
 const key = (id: string) => `login:${id}`;
 
 export function newLoginSessionId(): string {
@@ -109,16 +116,29 @@ export async function assertStillProven(ctx: SessionContext, accountId: string, 
   throw loginErrors.sessionMissing();
 }
 
+/** The id in this browser's signed login cookie, or undefined (absent or tampered). */
+export function loginCookieId(req: Request, config: Pick<Config, 'secureCookies'>): string | undefined {
+  return readAuthCookie(req, config, loginCookie);
+}
+
 /**
- * Loads the login session a call names, which must be one of this browser's (its login cookie's
- * ids, login-cookie.ts), or throws `login_session_missing` (401).
+ * The `session_id` a call names must be the one in this browser's cookie: a session id leaked
+ * from one browser (logs, a shared link) is useless in another. Compared in constant time.
  */
+export function sameSessionId(cookieId: string | undefined, claimedId: string | undefined): boolean {
+  if (!cookieId || !claimedId) return false;
+  const a = Buffer.from(cookieId);
+  const b = Buffer.from(claimedId);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Loads the login session a call names, or throws `login_session_missing` (401). */
 export async function requireLoginSession(
   ctx: SessionContext,
-  cookieIds: readonly string[],
+  cookieId: string | undefined,
   claimedId: string,
 ): Promise<LoginSession> {
-  if (!sameSessionId(cookieIds, claimedId)) throw loginErrors.sessionMissing();
+  if (!sameSessionId(cookieId, claimedId)) throw loginErrors.sessionMissing();
   const session = await loadLoginSession(ctx, claimedId);
   if (!session) throw loginErrors.sessionMissing();
   return session;

@@ -11,7 +11,6 @@ import { rateLimitsFor } from '../http/rate-limit.ts';
 import { chooseLanguage } from '../mail/templates.ts';
 import { notifySecurityChange } from '../profile/security-notice.ts';
 import { getPortalSessionById } from '../session/portal-session.ts';
-import { keepEarlierLogins } from './browser-logins.ts';
 import { buildAnswer, loadAccountFacts, stepFacts, type AccountFacts, type LoginAnswer } from './login-answer.ts';
 import { loginErrors } from './login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from './login-finish.ts';
@@ -22,19 +21,20 @@ import {
   loadLoginSession,
   newLoginSessionId,
   requireLoginSession,
+  sameSessionId,
   saveLoginSession,
+  takeLoginSession,
   type LoginSession,
 } from './login-session.ts';
-import { sameSessionId } from './login-cookie.ts';
 import { assertNotLocked, auditFailure, budgetKey, guesserFor, lockedSeconds, lockHolds, reserveAttempt, type ReservedAttempt } from './lockout.ts';
 import { decideNextStep } from './next-step.ts';
 import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
 
 export type { LoginOutcome, RequestInfo } from './login-finish.ts';
 
-/** Which login session a call names: the body's session_id, checked against the cookie's ids. */
+/** Which login session a call names: the body's session_id, checked against the cookie's. */
 export interface SessionRef {
-  cookieIds: readonly string[];
+  cookieId: string | undefined;
   sessionId: string;
 }
 
@@ -43,14 +43,11 @@ export interface SessionRef {
  * needs. An unknown address and an account without credentials both get OTPRequired and both
  * get one mail (a code, or a notice that there is no account), so neither the answer, its
  * timing nor whether a mail is sent reveals which addresses have accounts.
- *
- * The browser's earlier sign-ins stay beside the new one in its cookie (`cookieIds`, newest
- * first), except one for the same OAuth request, which this one replaces (keepEarlierLogins).
  */
 export async function startLogin(
   ctx: Context,
-  input: { email: string; query: Record<string, string>; earlierLoginIds: readonly string[]; info: RequestInfo },
-): Promise<{ sessionId: string; cookieIds: string[]; answer: LoginAnswer }> {
+  input: { email: string; query: Record<string, string>; previousLoginId: string | undefined; info: RequestInfo },
+): Promise<{ sessionId: string; answer: LoginAnswer }> {
   const email = normalizeEmail(input.email);
   // The budget, the lock and the account read go out together: one round trip each to the store
   // and the database. Nothing is written before the first two have passed. A known browser of
@@ -62,7 +59,7 @@ export async function startLogin(
     loadAccountFacts(ctx, email),
   ]);
   if (locked > 0 && !hasUnguessableFirstFactor(facts)) throw loginErrors.accountLocked(locked);
-  const earlier = await keepEarlierLogins(ctx, input.earlierLoginIds, input.query);
+  if (input.previousLoginId) await takeLoginSession(ctx, input.previousLoginId);
 
   const now = ctx.now().getTime();
   const draft: LoginSession = {
@@ -88,7 +85,7 @@ export async function startLogin(
   if (session.state === 'PasswordResetRequired' && facts.account) {
     await sendMigrationResetLink(ctx, facts.account, session.lang, input.query.type);
   }
-  return { sessionId: session.id, cookieIds: [session.id, ...earlier], answer: buildAnswer(session, facts) };
+  return { sessionId: session.id, answer: buildAnswer(session, facts) };
 }
 
 /**
@@ -117,7 +114,7 @@ async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts
 
 /** Loads the named session, checks the email it was started for and that the call is allowed now. */
 export async function openSession(ctx: Context, ref: SessionRef, email: string | undefined, method: VerificationMethod): Promise<LoginSession> {
-  const session = await requireLoginSession(ctx, ref.cookieIds, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
   if (email !== undefined && normalizeEmail(email) !== session.email) throw loginErrors.invalidState();
   assertState(session, ...verifiers[method].acceptedIn);
   return session;
@@ -219,7 +216,7 @@ export async function resendEmailCode(ctx: Context, ref: SessionRef, info: Reque
  * appeared meanwhile is never replaced from here (invalid_login_session_state).
  */
 export async function createPassword(ctx: Context, ref: SessionRef, password: string, info: RequestInfo): Promise<LoginOutcome> {
-  const session = await requireLoginSession(ctx, ref.cookieIds, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
   assertState(session, 'AskedCreateCredential');
   const normalized = assertPasswordPolicy(password);
   const { account } = await loadAccountFacts(ctx, session.email);
@@ -247,7 +244,7 @@ export async function createPassword(ctx: Context, ref: SessionRef, password: st
 }
 
 export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: RequestInfo): Promise<LoginOutcome> {
-  const session = await requireLoginSession(ctx, ref.cookieIds, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
   assertState(session, 'AskedCreateCredential');
   const facts = await loadAccountFacts(ctx, session.email);
   return advance(ctx, { ...session, create_credential_answered: true }, facts, info);
@@ -255,16 +252,15 @@ export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: Re
 
 /**
  * The portal's probe on load: the login session this browser may continue, and who is signed in.
- * Never an error for a missing or foreign session: it answers null. Without a session_id it is
- * the browser's newest sign-in, as it was the cookie's only one before the cookie held several.
+ * Never an error for a missing or foreign session: it answers null.
  */
 export async function pingLogin(
   ctx: Context,
-  input: { cookieIds: readonly string[]; sessionId: string | undefined; portalSessionId: string | undefined },
+  input: { cookieId: string | undefined; sessionId: string | undefined; portalSessionId: string | undefined },
 ): Promise<{ session: LoginAnswer | null; email: string | null }> {
   const portal = input.portalSessionId ? await getPortalSessionById(ctx, input.portalSessionId) : null;
-  const claimed = input.sessionId ?? input.cookieIds[0];
-  const login = claimed && sameSessionId(input.cookieIds, claimed) ? await loadLoginSession(ctx, claimed) : null;
+  const claimed = input.sessionId ?? input.cookieId;
+  const login = claimed && sameSessionId(input.cookieId, claimed) ? await loadLoginSession(ctx, claimed) : null;
   const session = login ? buildAnswer(login, await loadAccountFacts(ctx, login.email)) : null;
   return { session, email: portal?.email ?? login?.email ?? null };
 }

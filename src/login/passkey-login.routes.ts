@@ -15,7 +15,7 @@ export interface LoginRouteKit {
   limited: RequestHandler;
   info: (req: Request) => RequestInfo;
   ref: (req: Request, res: Response) => SessionRef;
-  send: (req: Request, res: Response, outcome: LoginOutcome) => void;
+  send: (res: Response, outcome: LoginOutcome) => void;
 }
 
 /** Passkey sign-in in CredentialsRequired; mounted by the sign-in router (login.routes.ts). */
@@ -27,7 +27,7 @@ export function createPasskeyLoginRouter(ctx: Context, kit: LoginRouteKit): Rout
   });
 
   router.post('/auth/login/passkey/verify', kit.limited, validate({ body: verifyBody }), async (req, res) => {
-    kit.send(req, res, await verifyPasskeySignIn(ctx, kit.ref(req, res), res.locals.body.response, kit.info(req)));
+    kit.send(res, await verifyPasskeySignIn(ctx, kit.ref(req, res), res.locals.body.response, kit.info(req)));
   });
 
   return router;

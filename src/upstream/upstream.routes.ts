@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Context } from '../context.ts';
 import { clearAuthCookie, setAuthCookie } from '../http/cookies.ts';
 import type { RequestInfo } from '../login/login-finish.ts';
-import { dropFromLoginCookie, loginCookieIds } from '../login/login-cookie.ts';
+import { loginCookie, loginCookieId } from '../login/login-session.ts';
 import { knownBrowserCookie, setKnownBrowserCookie } from '../login/known-browser.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
@@ -33,12 +33,12 @@ export function createUpstreamRouter(ctx: Context): Router {
   });
 
   router.get('/auth/login/oauth/:provider', async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieIds: loginCookieIds(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'login' }));
   });
 
   router.get('/auth/login/link/oauth/:provider', async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieIds: loginCookieIds(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
+    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'link-after-code' }));
   });
 
@@ -61,25 +61,22 @@ export function createUpstreamRouter(ctx: Context): Router {
       provider: String(req.params.provider),
       query: new URLSearchParams(rawQuery),
       cookie: upstreamCookie(req, ctx.config),
-      loginCookieIds: loginCookieIds(req, ctx.config),
+      loginCookieId: loginCookieId(req, ctx.config),
       loadPortalSession: () => getPortalSession(ctx, req),
       info,
     });
     clearAuthCookie(res, ctx.config, upstreamBindingCookie);
-    sendLoginCookies(req, res, redirect);
+    sendLoginCookies(res, redirect);
     res.redirect(303, redirect.location);
   });
 
-  /**
-   * At Done the finished sign-in leaves the login cookie (another tab's stay) and the new portal
-   * session's and known-browser cookies arrive (as in login.routes.ts).
-   */
-  const sendLoginCookies = (req: Request, res: Response, redirect: CallbackRedirect) => {
-    const login = redirect.login;
-    if (!login?.portalSession) return;
-    setPortalSessionCookie(res, ctx.config, login.portalSession.id, login.portalSession.persistent);
-    if (login.knownBrowser) setKnownBrowserCookie(res, ctx.config, login.knownBrowser);
-    dropFromLoginCookie(req, res, ctx.config, login.answer.session_id);
+  /** At Done the login cookie goes and the new portal session's and known-browser cookies arrive (as in login.routes.ts). */
+  const sendLoginCookies = (res: Response, redirect: CallbackRedirect) => {
+    const portal = redirect.login?.portalSession;
+    if (!portal) return;
+    setPortalSessionCookie(res, ctx.config, portal.id, portal.persistent);
+    if (redirect.login?.knownBrowser) setKnownBrowserCookie(res, ctx.config, redirect.login.knownBrowser);
+    clearAuthCookie(res, ctx.config, loginCookie);
   };
 
   return router;
