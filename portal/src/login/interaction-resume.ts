@@ -37,9 +37,9 @@ export function useResumeWhenShown(uid: string | null): void {
         )
         .finally(() => {
           asking = false;
-          if (!askAgain || done || document.visibilityState !== 'visible') return;
+          const again = askAgain;
           askAgain = false;
-          ask();
+          if (again && !done && document.visibilityState === 'visible') ask();
         });
     };
     const check = () => {
