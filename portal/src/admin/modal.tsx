@@ -53,7 +53,9 @@ export function Modal({ open, title, warning = false, onClose, children, footer,
         onClose();
       }}
       onClose={() => {
-        if (open) onClose();
+        // The close event is queued: one from an earlier close can arrive after the modal was
+        // opened again (input outranks it in the browser's queue), and must not close that one.
+        if (open && !ref.current?.open) onClose();
       }}
       onClick={(event) => {
         // A click on the backdrop (the dialog element itself, outside its box) closes it.
