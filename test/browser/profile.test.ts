@@ -290,6 +290,14 @@ describe('keyboard focus on the profile', () => {
   it('puts focus back in the name field after a failed save, and on Edit name once it is saved', async () => {
     const { email } = await personWithTenant();
     const { page } = h;
+    // The route is in place before the page loads and fails saves only while armed: set up
+    // mid-test, a busy machine once let the save through before interception began.
+    let failSaves = false;
+    await page.route('**/api/accounts/settings', (route) =>
+      failSaves
+        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) })
+        : route.continue(),
+    );
     await onProfile(page, email);
 
     const edit = page.getByRole('button', { name: t.en('profile.name_edit'), exact: true });
@@ -297,14 +305,12 @@ describe('keyboard focus on the profile', () => {
     const field = page.getByLabel(t.en('profile.name'), { exact: true });
     await expect.poll(() => isFocused(field)).toBe(true);
     await field.fill('Pat Renamed');
-    await page.route('**/api/accounts/settings', (route) =>
-      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) }),
-    );
+    failSaves = true;
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: t.en('profile.name_failed') }).waitFor();
     await expect.poll(() => isFocused(field)).toBe(true);
 
-    await page.unroute('**/api/accounts/settings');
+    failSaves = false;
     await page.keyboard.press('Enter');
     await page.getByText(t.en('profile.name_saved'), { exact: true }).waitFor();
     await page.getByText('Pat Renamed', { exact: true }).waitFor();
