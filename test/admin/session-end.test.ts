@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ActivityEntry } from '../../src/profile/activity-summary.ts';
 import { createPortalSession, destroyPortalSession, listPortalSessions } from '../../src/session/portal-session.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
@@ -228,5 +228,33 @@ describe('ending one session of an account from the tokens view', () => {
     expect(await ended(id)).toHaveLength(5);
     // Signing the account out everywhere has a budget of its own.
     expect((await call(sara, 'POST', `/api/accounts/${id}/sign-out-everywhere`)).status).toBe(200);
+  });
+
+  it('an ending whose audit row cannot be written is logged as an error with what it ended and answered 500; the session stays ended', async () => {
+    const { id, kiosk, laptop } = await twoBrowsers('unrecorded');
+    const key = await rowOf(id, 'PortalSession', library);
+    // The database refuses just this row, as a failing insert would.
+    await server.ctx.db.raw("create function refuse_session_end_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused'; end $$");
+    await server.ctx.db.raw(
+      "create trigger refuse_session_end_audit before insert on audit_events for each row when (new.action = 'operator.account.session_ended') execute function refuse_session_end_audit()",
+    );
+    const logged = vi.spyOn(server.ctx.logger, 'error');
+    try {
+      const failed = await endSession(support, id, key);
+      expect([failed.status, errorType(failed)]).toEqual([500, 'internal_error']);
+      // The log holds what the table missed.
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({ operator_id: supportOperator.id, role: 'support', target_account_id: id, kind: 'PortalSession', applications: 1 }),
+        'operator.account.session_ended: the session ended, but the audit row was not written',
+      );
+    } finally {
+      logged.mockRestore();
+      await server.ctx.db.raw('drop trigger refuse_session_end_audit on audit_events');
+      await server.ctx.db.raw('drop function refuse_session_end_audit()');
+    }
+    expect(await userinfo(kiosk.browser)).toBe(401);
+    await expect(refresh(kiosk)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await userinfo(laptop.browser)).toBe(200);
+    expect(await ended(id)).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { chooseLanguage } from '../../mail/templates.ts';
 import { forgetRememberedDevices } from '../../profile/device-revocation.ts';
 import { notifySecurityChange } from '../../profile/security-notice.ts';
 import { signOutEverywhere } from '../../profile/sessions.service.ts';
-import { recordOperatorAction } from '../operator-audit.ts';
+import { recordAfterChange, recordOperatorAction } from '../operator-audit.ts';
 import { findOperatorRole, roleAllows, secondFactorTypes } from '../operators.repository.ts';
 import type { Operator } from '../operator-guard.ts';
 import { spendAccountAction, spendResetMail } from './action-limits.ts';
@@ -136,12 +136,9 @@ export async function unlockAccount(ctx: Context, operator: Operator, accountId:
  *
  * Unlike unlock, the reset mail and credential deletion, which give something (a fresh window of
  * guesses, a link that sets the password, one factor fewer) and so are recorded before they take
- * effect, this only takes access away. Its row follows the change and says what it ended: written
- * first, it could carry no count, and a store failing after it would leave a row (and a line in
- * the person's activity) saying they were signed out when they were not. The gap this order
- * leaves, a sign-out with no row, is closed as far as it can be: the failure is logged as an error
- * naming the operator, the account and what was ended, and answered (500 or 503), so the operator
- * retries, which is harmless (nothing is left to end: applications 0) and writes the row.
+ * effect, this only takes access away: its row follows the change and says what it ended, and a
+ * failure of either is logged as an error for the operator to retry (recordAfterChange); a retry
+ * is harmless (nothing is left to end: applications 0) and writes the row.
  */
 export async function signAccountOutEverywhere(
   ctx: Context,
@@ -153,23 +150,22 @@ export async function signAccountOutEverywhere(
   if (!account) throw errors.notFound();
   await assertMayActOn(ctx, operator, account.id);
   await spendAccountAction(ctx, operator, 'sign-out-everywhere', account.id);
-  let ended: { applications: number } | undefined;
-  try {
-    await endSignInsInProgress(ctx, account.id);
-    ended = await signOutEverywhere(ctx, provider, account.id);
-    await recordOperatorAction(
-      ctx.db,
-      operator,
-      { action: 'operator.account.signed_out', target_account_id: account.id, details: { applications: ended.applications } },
-      ctx.now(),
-    );
-  } catch (err) {
-    ctx.logger.error(
-      { err, operator_id: operator.account_id, role: operator.role, target_account_id: account.id, applications: ended?.applications ?? null },
-      ended ? 'operator.account.signed_out: signed out, but the audit row was not written' : 'operator.account.signed_out: the sign-out failed, perhaps part way; not audited',
-    );
-    throw err;
-  }
+  const ended = await recordAfterChange(
+    ctx,
+    operator,
+    {
+      action: 'operator.account.signed_out',
+      targetAccountId: account.id,
+      details: ({ applications }) => ({ applications }),
+      logged: (result) => ({ applications: result?.applications ?? null }),
+      failed: 'the sign-out failed, perhaps part way; not audited',
+      unrecorded: 'signed out, but the audit row was not written',
+    },
+    async () => {
+      await endSignInsInProgress(ctx, account.id);
+      return signOutEverywhere(ctx, provider, account.id);
+    },
+  );
   // After the row: the notice says what was done, and a failure to keep it must not mislead the operator.
   await notifySecurityChange(ctx, account.id, { change: 'operator_signed_out' }, null);
   return ended;

@@ -7,7 +7,7 @@ import { endSignIn } from '../../profile/sessions.service.ts';
 import { listPortalSessions, type PortalSessionWithId } from '../../session/portal-session.ts';
 import { assertMayActOn } from '../accounts/account-actions.service.ts';
 import { spendAccountAction } from '../accounts/action-limits.ts';
-import { recordOperatorAction } from '../operator-audit.ts';
+import { recordAfterChange } from '../operator-audit.ts';
 import type { Operator } from '../operator-guard.ts';
 import { portalSessionLabel, portalSessionsByOidcUid, tokenLabel } from './tokens.service.ts';
 
@@ -77,27 +77,18 @@ export async function endAccountSession(
   const signIn = await findSignIn(ctx, account.id, key);
   if (!signIn) throw errors.notFound();
   await spendAccountAction(ctx, operator, 'end-session', account.id);
-  let applications: number | undefined;
-  try {
-    applications = await endSignIn(ctx, provider, account.id, signIn.portal?.id ?? null, signIn.uids);
-    await recordOperatorAction(
-      ctx.db,
-      operator,
-      {
-        action: 'operator.account.session_ended',
-        target_account_id: account.id,
-        details: { kind: signIn.model, key, nyckel_session: signIn.portal !== null, applications },
-      },
-      ctx.now(),
-    );
-  } catch (err) {
-    ctx.logger.error(
-      { err, operator_id: operator.account_id, role: operator.role, target_account_id: account.id, kind: signIn.model, applications: applications ?? null },
-      applications === undefined
-        ? 'operator.account.session_ended: ending the session failed, perhaps part way; not audited'
-        : 'operator.account.session_ended: the session ended, but the audit row was not written',
-    );
-    throw err;
-  }
+  const applications = await recordAfterChange(
+    ctx,
+    operator,
+    {
+      action: 'operator.account.session_ended',
+      targetAccountId: account.id,
+      details: (ended) => ({ kind: signIn.model, key, nyckel_session: signIn.portal !== null, applications: ended }),
+      logged: (ended) => ({ kind: signIn.model, applications: ended ?? null }),
+      failed: 'ending the session failed, perhaps part way; not audited',
+      unrecorded: 'the session ended, but the audit row was not written',
+    },
+    () => endSignIn(ctx, provider, account.id, signIn.portal?.id ?? null, signIn.uids),
+  );
   return { applications };
 }
