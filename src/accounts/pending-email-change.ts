@@ -243,6 +243,19 @@ export async function findAccountEmailChangeLink(ctx: StoreContext, accountId: s
   return { pending: pendingOf(stored), confirmed: false, key, raw };
 }
 
+/**
+ * The account's link when it is confirmed (its change committed) and the account's key still
+ * names it: its confirmation's sign-out everywhere has not been done yet (it failed, or is under
+ * way), or null.
+ */
+export async function findAccountConfirmedEmailChange(ctx: StoreContext, accountId: string): Promise<FoundEmailChange | null> {
+  const key = await ctx.store.get(accountKey(accountId));
+  const raw = key && (await ctx.store.get(key));
+  if (!key || !raw) return null;
+  const stored = JSON.parse(raw) as StoredChange;
+  return stored.state === 'confirmed' ? { pending: pendingOf(stored), confirmed: true, key, raw } : null;
+}
+
 /** What ended a pending change other than its confirmation or an operator's withdrawal: a newer request. */
 export interface EmailChangeCancellation {
   reason: 'replaced';

@@ -5,6 +5,7 @@ import {
   confirmedMarker,
   emailChangeErrors,
   emailChangeTtlSeconds,
+  findAccountConfirmedEmailChange,
   findAccountEmailChangeLink,
   findPendingEmailChange,
   restorePendingEmailChange,
@@ -152,10 +153,23 @@ async function notifyMoved(ctx: Context, pending: PendingEmailChange, moved: Mov
  * confirmation would have: the link is claimed as a confirmation claims it (so the console no
  * longer lists it), both addresses are told, and the account is signed out everywhere, which
  * spends the link. When that sign-out fails it throws, the link left claimed: the person's Try
- * again signs the account out, as after a confirmation whose sign-out failed. Null when the link
+ * again signs the account out, as after a confirmation whose sign-out failed, and so does a
+ * withdrawal asked again (a confirmed link whose account is at its new address is signed out
+ * here, with nothing told again: its notices went out when it was committed). Null when the link
  * changed meanwhile and the account's pending change is not, or no longer, a committed one.
  */
 export async function claimCommittedEmailChange(ctx: Context, provider: Provider, accountId: string): Promise<PendingEmailChange | null> {
+  const confirmed = await findAccountConfirmedEmailChange(ctx, accountId);
+  if (confirmed) {
+    // Committed and told, but its sign-out everywhere failed (or is under way): finished here as
+    // the person's Try again would, rather than left signed in behind "nothing pending". Only
+    // once the account is at the new address: a link claimed by a confirmation whose commit is
+    // still out is not yet a change made.
+    const account = await findAccountById(ctx.db, accountId);
+    if (!account || normalizeEmail(account.email) !== confirmed.pending.newEmail) return null;
+    await signOut(ctx, provider, confirmed, confirmed.raw);
+    return confirmed.pending;
+  }
   for (;;) {
     const found = await findAccountEmailChangeLink(ctx, accountId);
     if (!found) return null;

@@ -117,6 +117,38 @@ describe('Try again after a confirmation answered 503', () => {
     expect(await auditOf(person.id, 'account.email_changed')).toHaveLength(1);
   });
 
+  it("a withdrawal after a confirmation whose sign-out failed finishes the sign-out and answers 409, telling no one twice", async () => {
+    const { operator } = await signedInAdmin();
+    const person = await customer();
+    const personBrowser = await signIn(t, person);
+    const target = fresh('withdrawn-half');
+    const token = await requested(operator, person, target);
+    const set = t.ctx.store.set.bind(t.ctx.store);
+    vi.spyOn(t.ctx.store, 'set').mockImplementation(async (key, value, ttl) => {
+      if (key.startsWith('credentials-changed:')) throw new StoreUnavailableError('down');
+      return set(key, value, ttl);
+    });
+    expect((await confirm(token)).status).toBe(503);
+    vi.restoreAllMocks();
+    expect((await accountOf(person.id)).email).toBe(target);
+    expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
+    await settleSecurityNotices();
+    const mailsBefore = t.mail.to(target).length + t.mail.to(person.email).length;
+
+    // The person never tries again; an admin withdraws what the console no longer lists.
+    const res = await withdraw(operator, person.id);
+    expect([res.status, errorType(res)]).toEqual([409, 'account/email-change-made']);
+    expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
+    expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
+    await settleSecurityNotices();
+    expect(t.mail.to(target).length + t.mail.to(person.email).length).toBe(mailsBefore);
+    // Finished: the link is spent, and a second withdrawal finds nothing.
+    const spent = await confirm(token);
+    expect([spent.status, errorType(spent)]).toEqual([406, 'invalid_token']);
+    const again = await withdraw(operator, person.id);
+    expect([again.status, errorType(again)]).toEqual([404, 'account/no-pending-email-change']);
+  });
+
   it('does not give the link back when a newer request replaced it while its commit failed', async () => {
     const { operator } = await signedInAdmin();
     const person = await customer();
@@ -217,7 +249,7 @@ describe('a withdrawal while the link is being confirmed', () => {
     expect((await accountOf(person.id)).email).toBe(person.email);
   });
 
-  it('leaves the change standing when the commit goes through', async () => {
+  it('answers the change made, and leaves it standing, once the commit went through', async () => {
     const { operator } = await signedInAdmin();
     const person = await customer();
     const target = fresh('first');
@@ -232,7 +264,9 @@ describe('a withdrawal while the link is being confirmed', () => {
     }) as never);
     const res = await confirm(token);
     expect([res.status, res.body]).toEqual([200, { status: 'changed', email: target }]);
-    expect([withdrawal?.status, errorType(withdrawal!)]).toEqual([404, 'account/no-pending-email-change']);
+    // Made already: the withdrawal says so, and its sign-out is the confirmation's, done twice.
+    expect([withdrawal?.status, errorType(withdrawal!)]).toEqual([409, 'account/email-change-made']);
+    expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
     expect((await accountOf(person.id)).email).toBe(target);
     expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
   });

@@ -98,7 +98,10 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
  * change's address and that change's own `account.email_changed` row is there
  * (claimCommittedEmailChange), it is finished as its confirmation would have: the link is taken
  * as confirmed, both addresses are told, and the account is signed out everywhere; the answer is
- * 409 `account/email-change-made`, and nothing is recorded as withdrawn.
+ * 409 `account/email-change-made`, and nothing is recorded as withdrawn. The same answer, with
+ * the sign-out done and no one told twice, for a change committed whose confirmation has not
+ * signed the account out: it is doing so at that moment, or it failed (the store down) and the
+ * person never tried again; the console no longer lists it, and a withdrawal finishes it.
  */
 export async function withdrawEmailChange(ctx: Context, provider: Provider, operator: Operator, accountId: string): Promise<{ email: string }> {
   const account = await findAccountById(ctx.db, accountId);
