@@ -15,6 +15,15 @@ const h = useBrowserHarness();
 
 const { uniqueEmail, personWithTenant } = people(h);
 
+/** `promise`, or a clear failure after `seconds` rather than the test's whole timeout. */
+function within<T>(promise: Promise<T>, what: string, seconds = 15): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} never came (${seconds} s)`)), seconds * 1000);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Holds the next request to `url` until the test lets it go on. Resolves once the route is in
  * place (so a key press right after cannot slip past it); `held` answers the held route.
@@ -23,7 +32,28 @@ async function holdNextRequest(page: Page, url: string): Promise<{ held: Promise
   let hold!: (route: Route) => void;
   const held = new Promise<Route>((resolve) => (hold = resolve));
   await page.route(url, (route) => hold(route), { times: 1 });
-  return { held };
+  return { held: within(held, `a request to ${url}`) };
+}
+
+/**
+ * One route at `url` for the whole test: it answers with `failure` until `holdNext()`, then holds
+ * the next request for the test to let go on (the promise holdNext returns), and lets every later
+ * one through. Set up once, before the page loads: a route taken down and set up again mid-test
+ * (unroute, then route) now and then let the next request slip past it on a busy machine.
+ */
+async function failThenHold(page: Page, url: string, failure: Failure): Promise<{ holdNext(): Promise<Route> }> {
+  let holding: ((route: Route) => void) | undefined;
+  let passing = false;
+  await page.route(url, (route) => {
+    if (passing) return route.continue();
+    if (!holding) return failure.answer(route);
+    holding(route);
+    holding = undefined;
+    passing = true;
+  });
+  return {
+    holdNext: () => within(new Promise<Route>((resolve) => (holding = resolve)), `a request to ${url}`),
+  };
 }
 
 /** How a call fails: what the page is sent instead of the real answer. */
@@ -77,7 +107,7 @@ describe('a reset link that cannot be checked', () => {
 
     // Every check fails until the test lets them through (a development build checks twice on
     // mount, as StrictMode runs effects twice).
-    await page.route('**/auth/reset/check-token', (route) => failure.answer(route));
+    const checks = await failThenHold(page, '**/auth/reset/check-token', failure);
     await page.goto(target);
 
     expect(await alertText(page)).toBe(t[language](failure.key));
@@ -87,8 +117,7 @@ describe('a reset link that cannot be checked', () => {
     await expectFocusOn(page, 'button', t[language]('app.retry'));
 
     // Try again (Enter, focus is on it) is busy while the check runs, then the form shows.
-    await page.unroute('**/auth/reset/check-token');
-    const { held } = await holdNextRequest(page, '**/auth/reset/check-token');
+    const held = checks.holdNext();
     await page.keyboard.press('Enter');
     const route = await held;
     expect(await tryAgain.getAttribute('aria-busy')).toBe('true');
@@ -119,7 +148,7 @@ describe('the tenant selection when the list cannot be loaded', () => {
     const { email, tenant } = await signInToTenants(page, 'tenantsdown');
     const tryAgain = page.getByRole('button', { name: t[language]('app.retry'), exact: true });
 
-    await page.route('**/auth/available-tenants', (route) => failure.answer(route));
+    const lists = await failThenHold(page, '**/auth/available-tenants', failure);
     await page.goto(language === 'sv' ? '/login/select-tenant?lang=sv' : '/login/select-tenant');
 
     expect(await alertText(page)).toBe(t[language](failure.key));
@@ -129,8 +158,7 @@ describe('the tenant selection when the list cannot be loaded', () => {
     await page.getByRole('button', { name: t[language]('tenants.sign_out'), exact: true }).waitFor();
     await expectFocusOn(page, 'button', t[language]('app.retry'));
 
-    await page.unroute('**/auth/available-tenants');
-    const { held } = await holdNextRequest(page, '**/auth/available-tenants');
+    const held = lists.holdNext();
     await page.keyboard.press('Enter');
     const route = await held;
     expect(await tryAgain.getAttribute('aria-busy')).toBe('true');
