@@ -91,11 +91,12 @@ describe('Try again after a confirmation answered 503', () => {
     expect(await auditOf(person.id, 'account.email_changed')).toHaveLength(1);
   });
 
-  it('answers 200 and finishes the sign-out everywhere when the store failed after the commit', async () => {
+  /** A change confirmed and committed whose sign-out everywhere failed (the store down at its first step): the person is still signed in. */
+  async function committedStillSignedIn(name: string) {
     const { operator } = await signedInAdmin();
     const person = await customer();
     const personBrowser = await signIn(t, person);
-    const target = fresh('half');
+    const target = fresh(name);
     const token = await requested(operator, person, target);
     const set = t.ctx.store.set.bind(t.ctx.store);
     vi.spyOn(t.ctx.store, 'set').mockImplementation(async (key, value, ttl) => {
@@ -105,9 +106,12 @@ describe('Try again after a confirmation answered 503', () => {
     expect((await confirm(token)).status).toBe(503);
     vi.restoreAllMocks();
     expect((await accountOf(person.id)).email).toBe(target);
-    // Not signed out: the sign-out everywhere stopped at its first step.
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
+    return { operator, person, personBrowser, target, token };
+  }
 
+  it('answers 200 and finishes the sign-out everywhere when the store failed after the commit', async () => {
+    const { person, personBrowser, target, token } = await committedStillSignedIn('half');
     const retry = await confirm(token);
     expect([retry.status, retry.body]).toEqual([200, { status: 'changed', email: target }]);
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
@@ -117,21 +121,8 @@ describe('Try again after a confirmation answered 503', () => {
     expect(await auditOf(person.id, 'account.email_changed')).toHaveLength(1);
   });
 
-  it("a withdrawal after a confirmation whose sign-out failed finishes the sign-out and answers 409, telling no one twice", async () => {
-    const { operator } = await signedInAdmin();
-    const person = await customer();
-    const personBrowser = await signIn(t, person);
-    const target = fresh('withdrawn-half');
-    const token = await requested(operator, person, target);
-    const set = t.ctx.store.set.bind(t.ctx.store);
-    vi.spyOn(t.ctx.store, 'set').mockImplementation(async (key, value, ttl) => {
-      if (key.startsWith('credentials-changed:')) throw new StoreUnavailableError('down');
-      return set(key, value, ttl);
-    });
-    expect((await confirm(token)).status).toBe(503);
-    vi.restoreAllMocks();
-    expect((await accountOf(person.id)).email).toBe(target);
-    expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
+  it('a withdrawal after a confirmation whose sign-out failed finishes the sign-out and answers 409, telling no one twice', async () => {
+    const { operator, person, personBrowser, target, token } = await committedStillSignedIn('withdrawn-half');
     await settleSecurityNotices();
     const mailsBefore = t.mail.to(target).length + t.mail.to(person.email).length;
 
