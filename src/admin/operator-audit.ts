@@ -16,6 +16,7 @@ export type OperatorAction =
   | 'operator.account.session_ended'
   | 'operator.account.email_change_requested'
   | 'operator.account.email_change_withdrawn'
+  | 'operator.account.email_change_finished'
   | 'operator.tokens.viewed'
   | 'operator.tenant.created'
   | 'operator.tenant_setting.set'

@@ -32,6 +32,7 @@ export type AuditAction =
   | 'operator.account.session_ended'
   | 'operator.account.email_change_requested'
   | 'operator.account.email_change_withdrawn'
+  | 'operator.account.email_change_finished'
   | 'operator.account.unlocked'
   | 'operator.account.viewed'
   | 'operator.accounts.searched'

@@ -27,6 +27,7 @@ describe('summarizeActivity', () => {
     ['an email change asked of support keeps the new address only', row('operator.account.email_change_requested', { role: 'admin', email: 'new@x.se' }, operator), 'support', { email: 'new@x.se' }],
     ['a confirmed email change keeps the new address, not the previous one or the operator', row('account.email_changed', { previous_email: 'old@x.se', email: 'new@x.se', requested_by: 'op-id' }, null), 'system', { email: 'new@x.se' }],
     ['a withdrawn email change keeps the address it would have moved to', row('operator.account.email_change_withdrawn', { role: 'admin', email: 'new@x.se' }, operator), 'support', { email: 'new@x.se' }],
+    ['a withdrawal that finished a change made keeps the address the account has', row('operator.account.email_change_finished', { role: 'admin', email: 'new@x.se' }, operator), 'support', { email: 'new@x.se' }],
     ['a cancelled email change keeps the address and why', row('account.email_change_cancelled', { email: 'new@x.se', reason: 'replaced' }, null), 'system', { email: 'new@x.se', reason: 'replaced' }],
     ['a refused email change keeps the address and why, not the operator', row('account.email_change_refused', { email: 'new@x.se', reason: 'email_taken', requested_by: 'op-id' }, null), 'system', { email: 'new@x.se', reason: 'email_taken' }],
     ['forgotten remembered devices keep their count and why', row('devices.revoked_all', { count: 2, reason: 'totp_replaced' }), 'you', { count: 2, reason: 'totp_replaced' }],

@@ -82,6 +82,8 @@ const pickers: Record<string, Picker> = {
   'account.email_changed': (d) => ({ email: text(d.email, 254) }),
   // The address the pending change would have moved the account to, and what ended it.
   'operator.account.email_change_withdrawn': (d) => ({ email: text(d.email, 254) }),
+  // A withdrawal that found the change made and finished it (signed the account out everywhere).
+  'operator.account.email_change_finished': (d) => ({ email: text(d.email, 254) }),
   'account.email_change_cancelled': (d) => ({ email: text(d.email, 254), reason: text(d.reason, 32) }),
   'account.email_change_refused': (d) => ({ email: text(d.email, 254), reason: text(d.reason, 32) }),
 };

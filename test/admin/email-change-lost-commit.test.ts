@@ -104,7 +104,7 @@ describe('a commit reported failed that went through', () => {
   });
 
   it('is not withdrawn: the withdrawal finishes it, telling both addresses and signing the account out, and answers 409', async () => {
-    const { operator, person, personBrowser, target, token } = await lostCommit('withdrawn');
+    const { admin, operator, person, personBrowser, target, token } = await lostCommit('withdrawn');
     // The console lists the change as pending, though the account has moved.
     expect((await operator.get(`/api/accounts/${person.id}/email-change`)).status).toBe(200);
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
@@ -114,6 +114,9 @@ describe('a commit reported failed that went through', () => {
     expect(await changeMails(person.email, target)).toEqual({ notices: 1, toOld: 1 });
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
     expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
+    expect(await auditOf(person.id, 'operator.account.email_change_finished')).toEqual([
+      { actor_id: admin.id, details: { role: 'admin', email: target } },
+    ]);
     const pending = await operator.get(`/api/accounts/${person.id}/email-change`);
     expect([pending.status, errorType(pending)]).toEqual([404, 'account/no-pending-email-change']);
     const again = await withdraw(operator, person.id);

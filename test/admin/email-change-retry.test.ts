@@ -93,7 +93,7 @@ describe('Try again after a confirmation answered 503', () => {
 
   /** A change confirmed and committed whose sign-out everywhere failed (the store down at its first step): the person is still signed in. */
   async function committedStillSignedIn(name: string) {
-    const { operator } = await signedInAdmin();
+    const { admin, operator } = await signedInAdmin();
     const person = await customer();
     const personBrowser = await signIn(t, person);
     const target = fresh(name);
@@ -107,7 +107,7 @@ describe('Try again after a confirmation answered 503', () => {
     vi.restoreAllMocks();
     expect((await accountOf(person.id)).email).toBe(target);
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(200);
-    return { operator, person, personBrowser, target, token };
+    return { admin, operator, person, personBrowser, target, token };
   }
 
   it('answers 200 and finishes the sign-out everywhere when the store failed after the commit', async () => {
@@ -122,7 +122,7 @@ describe('Try again after a confirmation answered 503', () => {
   });
 
   it('a withdrawal after a confirmation whose sign-out failed finishes the sign-out and answers 409, telling no one twice', async () => {
-    const { operator, person, personBrowser, target, token } = await committedStillSignedIn('withdrawn-half');
+    const { admin, operator, person, personBrowser, target, token } = await committedStillSignedIn('withdrawn-half');
     await settleSecurityNotices();
     const mailsBefore = t.mail.to(target).length + t.mail.to(person.email).length;
 
@@ -131,6 +131,10 @@ describe('Try again after a confirmation answered 503', () => {
     expect([res.status, errorType(res)]).toEqual([409, 'account/email-change-made']);
     expect((await personBrowser.get('/oauth2/userinfo')).status).toBe(401);
     expect(await auditOf(person.id, 'operator.account.email_change_withdrawn')).toEqual([]);
+    // The operator's doing signed the account out: on record, with the address it has now.
+    expect(await auditOf(person.id, 'operator.account.email_change_finished')).toEqual([
+      { actor_id: admin.id, details: { role: 'admin', email: target } },
+    ]);
     await settleSecurityNotices();
     expect(t.mail.to(target).length + t.mail.to(person.email).length).toBe(mailsBefore);
     // Finished: the link is spent, and a second withdrawal finds nothing.

@@ -78,6 +78,8 @@ export function activityText(event: ActivityEvent): ActivityText {
       return action('email_changed', { email: details.email ?? '' });
     case 'operator.account.email_change_withdrawn':
       return action('operator_email_change_withdrawn', { email: details.email ?? '' });
+    case 'operator.account.email_change_finished':
+      return action('operator_email_change_finished', { email: details.email ?? '' });
     // Ended by a newer request, or refused: the line names the address; the reason stays in the
     // audit log.
     case 'account.email_change_cancelled':

@@ -98,7 +98,8 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
  * change's address and that change's own `account.email_changed` row is there
  * (claimCommittedEmailChange), it is finished as its confirmation would have: the link is taken
  * as confirmed, both addresses are told, and the account is signed out everywhere; the answer is
- * 409 `account/email-change-made`, and nothing is recorded as withdrawn. The same answer, with
+ * 409 `account/email-change-made`; recorded as `operator.account.email_change_finished` (the
+ * operator's doing signed the account out), never as withdrawn. The same answer, with
  * the sign-out done and no one told twice, for a change committed whose confirmation has not
  * signed the account out: it is doing so at that moment, or it failed (the store down) and the
  * person never tried again; the console no longer lists it, and a withdrawal finishes it.
@@ -106,7 +107,23 @@ export async function requestEmailChange(ctx: Context, operator: Operator, accou
 export async function withdrawEmailChange(ctx: Context, provider: Provider, operator: Operator, accountId: string): Promise<{ email: string }> {
   const account = await findAccountById(ctx.db, accountId);
   if (!account) throw errors.notFound();
-  if (await claimCommittedEmailChange(ctx, provider, account.id)) throw emailChangeErrors.alreadyMade();
+  const finished = await claimCommittedEmailChange(ctx, provider, account.id);
+  if (finished) {
+    // The change is finished whatever becomes of its row, and the answer says so: a row that
+    // could not be written is left to the log, as asking again would find nothing left to finish.
+    await recordOperatorAction(
+      ctx.db,
+      operator,
+      { action: 'operator.account.email_change_finished', target_account_id: account.id, details: { email: finished.newEmail } },
+      ctx.now(),
+    ).catch((err: unknown) =>
+      ctx.logger.error(
+        { err, operator_id: operator.account_id, target_account_id: account.id, email: finished.newEmail },
+        'operator.account.email_change_finished: the account was signed out everywhere, but the audit row was not written',
+      ),
+    );
+    throw emailChangeErrors.alreadyMade();
+  }
   const withdrawn = await endPendingEmailChange(ctx, account.id);
   if (!withdrawn) throw emailChangeErrors.nonePending();
   try {
