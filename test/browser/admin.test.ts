@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createPortalSession, listPortalSessions } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
-import { useBrowserHarness } from './harness.ts';
+import { failWhileOn, useBrowserHarness } from './harness.ts';
 import { addPortalCookie, signInAsOperator as signOperatorIn } from './operator-session.ts';
 import { t } from './texts.ts';
 
@@ -704,6 +704,8 @@ describe('tenants', () => {
       route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' });
     const focused = (locator: ReturnType<Page['locator']>) => locator.evaluate((element) => element === document.activeElement);
 
+    const creditsDown = await failWhileOn(page, '**/settings/sms/credits', unavailable);
+    const settingsDown = await failWhileOn(page, '**/settings/sms', unavailable);
     await page.goto('/admin/tenants');
     await page.getByLabel(t.en('admin.tenant.search_label'), { exact: true }).fill(slug);
     await page.keyboard.press('Enter');
@@ -713,13 +715,13 @@ describe('tenants', () => {
     const credits = row.getByLabel(t.en('admin.sms.add_credits'), { exact: true });
     const add = row.getByRole('button', { name: t.en('admin.sms.add'), exact: true });
     await credits.fill('100');
-    await page.route('**/settings/sms/credits', unavailable);
+    creditsDown.on = true;
     // Adding disables Add while the call runs, which drops the focus to the page.
     await add.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: t.en('admin.sms.credits_failed') }).waitFor();
     await expect.poll(() => focused(add)).toBe(true);
-    await page.unroute('**/settings/sms/credits');
+    creditsDown.on = false;
     await page.keyboard.press('Enter');
     await page.getByText(t.en('admin.sms.credits_added'), { exact: true }).waitFor();
     await expect.poll(() => focused(credits)).toBe(true);
@@ -729,7 +731,7 @@ describe('tenants', () => {
     await row.getByLabel(t.en('admin.sms.warning_1'), { exact: true }).fill('10');
     await row.getByLabel(t.en('admin.sms.warning_2'), { exact: true }).fill('5');
     const save = row.getByRole('button', { name: t.en('admin.sms.save'), exact: true });
-    await page.route('**/settings/sms', unavailable);
+    settingsDown.on = true;
     await save.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: t.en('admin.sms.save_failed') }).waitFor();
@@ -852,13 +854,14 @@ describe('notifications: sending to every tenant', () => {
     const { page } = h;
     const name = `Unreachable ${unique('Kund')}`;
     await createTenant(h.server.ctx.db, unique('unreachable'), { name });
+    const sendsDown = await failWhileOn(page, '**/api/notification/', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' }),
+    );
     await openNotifications(page);
     const message = `Sent on retry ${unique('')}`;
     await messageField(page).fill(message);
     await page.getByRole('checkbox', { name: new RegExp(name) }).check();
-    await page.route('**/api/notification/', (route) =>
-      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":[{"type":"service_unavailable","msg":"x"}]}' }),
-    );
+    sendsDown.on = true;
 
     // Sending disables Send while the call runs, which drops the focus to the page.
     await sendButton(page).focus();
@@ -867,7 +870,7 @@ describe('notifications: sending to every tenant', () => {
     await expect.poll(() => sendButton(page).evaluate((button) => button === document.activeElement)).toBe(true);
     expect(await stored(message)).toHaveLength(0);
 
-    await page.unroute('**/api/notification/');
+    sendsDown.on = false;
     await page.keyboard.press('Enter');
     await page.getByText(t.en('success.notification_sent'), { exact: true }).waitFor();
     await expect.poll(() => messageField(page).evaluate((field) => field === document.activeElement)).toBe(true);

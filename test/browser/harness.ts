@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startMailServer, type MailServer } from '../helpers/mail-server.ts';
@@ -107,4 +107,16 @@ export function useBrowserHarness(options: HarnessOptions = {}): BrowserHarness 
   });
 
   return harness;
+}
+
+/**
+ * A route at `url` that answers with `fail` only while `failing.on` is set, and lets every other
+ * request through. Set it up before the page loads and switch it, rather than calling page.route
+ * right before the action and page.unroute after: a route set up just before a key press now and
+ * then let that request slip past it on a busy machine (two test files at a time).
+ */
+export async function failWhileOn(page: Page, url: string, fail: (route: Route) => Promise<void>): Promise<{ on: boolean }> {
+  const failing = { on: false };
+  await page.route(url, (route) => (failing.on ? fail(route) : route.continue()));
+  return failing;
 }

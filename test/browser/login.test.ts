@@ -4,7 +4,7 @@ import { newTotpSecret } from '../../src/credentials/totp/totp.ts';
 import { assertNotLocked, lockoutPolicy, recordFailure } from '../../src/login/lockout.ts';
 import { createAccount } from '../fixtures/accounts.ts';
 import { wrongCode } from '../totp/helpers.ts';
-import { useBrowserHarness } from './harness.ts';
+import { failWhileOn, useBrowserHarness } from './harness.ts';
 import { alertText, enterEmail, enterPassword, expectFocusOn, focused, openLogin, PASSWORD, people } from './login-steps.ts';
 import { t } from './texts.ts';
 
@@ -370,7 +370,8 @@ describe('when the list of sign-in providers cannot be loaded', () => {
   it('an account it cannot classify without the list is offered Try again, not a password form', async () => {
     const { page } = h;
     const { email } = await upstreamOnly('unclassified', 'idp.example.test');
-    await page.route('**/auth/providers', (route) => route.abort('connectionfailed'));
+    const providersDown = await failWhileOn(page, '**/auth/providers', (route) => route.abort('connectionfailed'));
+    providersDown.on = true;
 
     await openLogin(page);
     await enterEmail(page, email);
@@ -380,7 +381,7 @@ describe('when the list of sign-in providers cannot be loaded', () => {
     await h.shot('login-providers-failed');
 
     // Loaded now: this server has no provider, so the password form is the only way left.
-    await page.unroute('**/auth/providers');
+    providersDown.on = false;
     await page.getByRole('button', { name: t.en('app.retry'), exact: true }).click();
     await passwordField(page).waitFor();
     expect(await page.getByText(t.en('login.credentials.providers_failed')).count()).toBe(0);
@@ -583,18 +584,19 @@ describe('password reset', () => {
     const { page } = h;
     const email = uniqueEmail('migrated');
     await createAccount(h.server.ctx.db, { email, password: PASSWORD, password_reset_required: true });
+    const requestsDown = await failWhileOn(page, '**/auth/reset/request', (route) => route.abort('connectionrefused'));
     await openLogin(page);
     await enterEmail(page, email);
     const send = page.getByRole('button', { name: t.en('login.reset_required.submit'), exact: true });
     await send.waitFor();
 
-    await page.route('**/auth/reset/request', (route) => route.abort('connectionrefused'));
+    requestsDown.on = true;
     await send.focus();
     await page.keyboard.press('Enter');
     expect(await alertText(page)).toBe(t.en('errors.network_error'));
     await expectFocusOn(page, 'button', t.en('login.reset_required.submit'));
 
-    await page.unroute('**/auth/reset/request');
+    requestsDown.on = false;
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: t.en('reset.sent_title'), exact: true }).waitFor();
     await expectFocusOn(page, 'h2', t.en('reset.sent_title'));

@@ -4,7 +4,7 @@ import { rememberDevice } from '../../src/login/remembered-device.ts';
 import { destroyAccountPortalSessions } from '../../src/session/portal-session.ts';
 import { createAccount, createTenant, grantAccess } from '../fixtures/accounts.ts';
 import { BrowserLike } from '../helpers/browser-like.ts';
-import { useBrowserHarness } from './harness.ts';
+import { failWhileOn, useBrowserHarness } from './harness.ts';
 import { t } from './texts.ts';
 
 /**
@@ -290,13 +290,8 @@ describe('keyboard focus on the profile', () => {
   it('puts focus back in the name field after a failed save, and on Edit name once it is saved', async () => {
     const { email } = await personWithTenant();
     const { page } = h;
-    // The route is in place before the page loads and fails saves only while armed: set up
-    // mid-test, a busy machine once let the save through before interception began.
-    let failSaves = false;
-    await page.route('**/api/accounts/settings', (route) =>
-      failSaves
-        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) })
-        : route.continue(),
+    const savesFail = await failWhileOn(page, '**/api/accounts/settings', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ detail: [{ type: 'internal_error', msg: 'boom' }] }) }),
     );
     await onProfile(page, email);
 
@@ -305,12 +300,12 @@ describe('keyboard focus on the profile', () => {
     const field = page.getByLabel(t.en('profile.name'), { exact: true });
     await expect.poll(() => isFocused(field)).toBe(true);
     await field.fill('Pat Renamed');
-    failSaves = true;
+    savesFail.on = true;
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: t.en('profile.name_failed') }).waitFor();
     await expect.poll(() => isFocused(field)).toBe(true);
 
-    failSaves = false;
+    savesFail.on = false;
     await page.keyboard.press('Enter');
     await page.getByText(t.en('profile.name_saved'), { exact: true }).waitFor();
     await page.getByText('Pat Renamed', { exact: true }).waitFor();
