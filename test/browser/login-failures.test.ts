@@ -21,7 +21,10 @@ function within<T>(promise: Promise<T>, what: string, seconds = 15): Promise<T> 
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} never came (${seconds} s)`)), seconds * 1000);
   });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  const raced = Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  // Handled here too: a test that failed before awaiting it must not also end in an unhandled rejection.
+  raced.catch(() => undefined);
+  return raced;
 }
 
 /**
