@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
@@ -12,6 +12,8 @@ export type Language = 'en' | 'sv';
 /** A sign-in in progress, kept in the store under `login:<id>` until Done or its TTL. */
 export interface LoginSession {
   id: string;
+  /** The browser that started it: the SHA-256 (base64url) of the browser id in its login cookie (loginCookie). */
+  browser: string;
   /** Normalised (trimmed, lower-case). */
   email: string;
   account_id: string | null;
@@ -48,14 +50,53 @@ export interface LoginSession {
 type SessionContext = Pick<Context, 'store' | 'config' | 'now'>;
 
 /**
- * The cookie binding a login session to the browser that started it: `nyckel_login`, or
- * `__Host-nyckel_login` over HTTPS (src/http/cookies.ts).
+ * The cookie binding login sessions to the browser that started them: `nyckel_login`, or
+ * `__Host-nyckel_login` over HTTPS (src/http/cookies.ts). It holds a random browser id, not a
+ * session id, so each tab's sign-in is this browser's and a start in a second tab leaves the
+ * first one's going. Done and a sign-out clear it, which ends every sign-in still in progress
+ * in this browser, in whatever tab.
  */
 export const loginCookie: AuthCookie = { name: 'nyckel_login', maxAgeSeconds: (config) => config.loginSessionTtl };
 const key = (id: string) => `login:${id}`;
 
 export function newLoginSessionId(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/** A new browser id for the login cookie: as unguessable as a session id. */
+export const newBrowserId = newLoginSessionId;
+
+/** What a login session keeps of its browser's id: its digest, so the store never holds the cookie's value. */
+export function browserDigest(browserId: string): string {
+  return createHash('sha256').update(browserId).digest('base64url');
+}
+
+/**
+ * Whether the session was started by the browser whose login cookie holds `browserId`, compared
+ * in constant time: a session id leaked from one browser (logs, a shared link) is useless in
+ * another. A session saved before browser ids (a sign-in under way at the upgrade) has none and
+ * is no one's: it starts again.
+ */
+export function startedBy(session: LoginSession, browserId: string | undefined): boolean {
+  if (!browserId || typeof session.browser !== 'string') return false;
+  const presented = Buffer.from(browserDigest(browserId));
+  const kept = Buffer.from(session.browser);
+  return presented.length === kept.length && timingSafeEqual(presented, kept);
+}
+
+/**
+ * The browser's latest sign-in for one request (`interaction`, or none: Nyckel itself), which a
+ * reload of that request's page resumes (pingLogin) and a new start for it ends (startLogin).
+ * Keyed by the browser id's digest; lives as long as a login session.
+ */
+const latestKey = (browserId: string, interaction: string | undefined) => `login-latest:${browserDigest(browserId)}:${interaction ?? ''}`;
+
+export async function latestLoginSessionId(ctx: SessionContext, browserId: string, interaction: string | undefined): Promise<string | null> {
+  return ctx.store.get(latestKey(browserId, interaction));
+}
+
+export async function setLatestLoginSession(ctx: SessionContext, browserId: string, session: LoginSession): Promise<void> {
+  await ctx.store.set(latestKey(browserId, session.query.interaction), session.id, ctx.config.loginSessionTtl);
 }
 
 export async function saveLoginSession(ctx: SessionContext, session: LoginSession): Promise<void> {
@@ -116,30 +157,21 @@ export async function assertStillProven(ctx: SessionContext, accountId: string, 
   throw loginErrors.sessionMissing();
 }
 
-/** The id in this browser's signed login cookie, or undefined (absent or tampered). */
-export function loginCookieId(req: Request, config: Pick<Config, 'secureCookies'>): string | undefined {
+/** The browser id in this browser's signed login cookie, or undefined (absent or tampered). */
+export function loginBrowserId(req: Request, config: Pick<Config, 'secureCookies'>): string | undefined {
   return readAuthCookie(req, config, loginCookie);
 }
 
-/**
- * The `session_id` a call names must be the one in this browser's cookie: a session id leaked
- * from one browser (logs, a shared link) is useless in another. Compared in constant time.
- */
-export function sameSessionId(cookieId: string | undefined, claimedId: string | undefined): boolean {
-  if (!cookieId || !claimedId) return false;
-  const a = Buffer.from(cookieId);
-  const b = Buffer.from(claimedId);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** The named login session if this browser started it (startedBy), else null. */
+export async function loadOwnLoginSession(ctx: SessionContext, browserId: string | undefined, id: string): Promise<LoginSession | null> {
+  if (!browserId || !id) return null;
+  const session = await loadLoginSession(ctx, id);
+  return session && startedBy(session, browserId) ? session : null;
 }
 
-/** Loads the login session a call names, or throws `login_session_missing` (401). */
-export async function requireLoginSession(
-  ctx: SessionContext,
-  cookieId: string | undefined,
-  claimedId: string,
-): Promise<LoginSession> {
-  if (!sameSessionId(cookieId, claimedId)) throw loginErrors.sessionMissing();
-  const session = await loadLoginSession(ctx, claimedId);
+/** Loads the login session a call names, or throws `login_session_missing` (401): missing, expired, or another browser's. */
+export async function requireLoginSession(ctx: SessionContext, browserId: string | undefined, claimedId: string): Promise<LoginSession> {
+  const session = await loadOwnLoginSession(ctx, browserId, claimedId);
   if (!session) throw loginErrors.sessionMissing();
   return session;
 }

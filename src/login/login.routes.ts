@@ -5,7 +5,7 @@ import { limitByIp } from '../http/rate-limit.ts';
 import { validate } from '../http/validate.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
 import { setPortalSessionCookie } from '../session/portal-session.ts';
-import { loginCookie, loginCookieId, sameSessionId, takeLoginSession } from './login-session.ts';
+import { loadOwnLoginSession, loginBrowserId, loginCookie, newBrowserId, takeLoginSession } from './login-session.ts';
 import {
   createPassword,
   pingLogin,
@@ -45,11 +45,12 @@ export function createLoginRouter(ctx: Context): Router {
     deviceId: deviceCookieId(req, ctx.config),
     knownBrowser: knownBrowserCookie(req, ctx.config),
   });
-  const ref = (req: Request, res: Response) => ({ cookieId: loginCookieId(req, ctx.config), sessionId: res.locals.body.session_id as string });
+  const ref = (req: Request, res: Response) => ({ browserId: loginBrowserId(req, ctx.config), sessionId: res.locals.body.session_id as string });
 
   /**
-   * At Done the login cookie goes and the portal session cookie (a new id) arrives, with the
-   * known-browser cookie; "remember this device" sets the remembered-device cookie.
+   * At Done the login cookie goes, ending the browser's other sign-ins in progress, and the portal
+   * session cookie (a new id) arrives, with the known-browser cookie; "remember this device" sets
+   * the remembered-device cookie.
    */
   const send = (res: Response, outcome: LoginOutcome) => {
     if (outcome.rememberedDeviceId) setAuthCookie(res, ctx.config, deviceCookie, outcome.rememberedDeviceId);
@@ -61,14 +62,11 @@ export function createLoginRouter(ctx: Context): Router {
     res.json(outcome.answer);
   };
 
+  // The browser keeps its id while it has one: the sign-ins of its other tabs go on.
   router.post('/auth/login/start', limited, validate({ body: startBody, query: startQuery }), async (req, res) => {
-    const { sessionId, answer } = await startLogin(ctx, {
-      email: res.locals.body.email,
-      query: res.locals.query,
-      previousLoginId: loginCookieId(req, ctx.config),
-      info: info(req),
-    });
-    setAuthCookie(res, ctx.config, loginCookie, sessionId);
+    const browserId = loginBrowserId(req, ctx.config) ?? newBrowserId();
+    const { answer } = await startLogin(ctx, { email: res.locals.body.email, query: res.locals.query, browserId, info: info(req) });
+    setAuthCookie(res, ctx.config, loginCookie, browserId);
     res.json(answer);
   });
 
@@ -106,12 +104,12 @@ export function createLoginRouter(ctx: Context): Router {
   /**
    * Cancel on the login page ends the sign-in here too, so a reload (on a shared computer, the
    * next person's) cannot resume it with the address already in. A session that is not this
-   * browser's is left alone but answered the same 204: the answer reveals nothing about it.
+   * browser's is left alone but answered the same 204: the answer reveals nothing about it. The
+   * login cookie stays: the browser's sign-ins in other tabs go on.
    */
   router.post('/auth/login/cancel', limited, validate({ body: sessionOnlyBody }), async (req, res) => {
-    const { cookieId, sessionId } = ref(req, res);
-    if (sameSessionId(cookieId, sessionId)) await takeLoginSession(ctx, sessionId);
-    clearAuthCookie(res, ctx.config, loginCookie);
+    const { browserId, sessionId } = ref(req, res);
+    if (await loadOwnLoginSession(ctx, browserId, sessionId)) await takeLoginSession(ctx, sessionId);
     res.status(204).end();
   });
 
@@ -120,8 +118,9 @@ export function createLoginRouter(ctx: Context): Router {
     const query = pingQuery.safeParse(req.query);
     res.json(
       await pingLogin(ctx, {
-        cookieId: loginCookieId(req, ctx.config),
+        browserId: loginBrowserId(req, ctx.config),
         sessionId: query.success ? query.data.session_id : '',
+        interaction: query.success ? query.data.interaction : undefined,
         portalSessionId: portalSessionId(ctx.config, req),
       }),
     );

@@ -14,9 +14,11 @@ export const resetTypeSchema = z.string().regex(/^[a-z0-9_-]{1,32}$/i, 'Invalid 
  * The query string of /auth/login/start is kept with the session (client_id, type, lang, mode,
  * interaction, ...). `interaction` becomes a path segment of redirect_to, so it is checked.
  */
+const interactionSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'Invalid interaction');
+
 export const startQuery = z
   .object({
-    interaction: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'Invalid interaction').optional(),
+    interaction: interactionSchema.optional(),
     type: resetTypeSchema.optional(),
     lang: z.string().max(16).optional(),
   })
@@ -38,7 +40,8 @@ export const sessionOnlyBody = z.object({ session_id: sessionIdSchema });
 export const createPasswordBody = z.object({ session_id: sessionIdSchema, password: passwordInputSchema });
 export const verifyMfaBody = z.object({ session_id: sessionIdSchema, totp_code: sixDigits, remember: z.boolean().optional() });
 export const mergeMfaBody = z.object({ session_id: sessionIdSchema, totp_code: sixDigits });
-export const pingQuery = z.object({ session_id: sessionIdSchema.optional() });
+/** `interaction`: the page's own request, whose sign-in a reload resumes when no session_id is named. */
+export const pingQuery = z.object({ session_id: sessionIdSchema.optional(), interaction: interactionSchema.optional() });
 
 export const resetRequestBody = z.object({ email: emailSchema, type: resetTypeSchema.nullish() });
 /** Any string: a malformed token is simply an invalid one (406), as the set-password page expects. */

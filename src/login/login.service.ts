@@ -18,11 +18,13 @@ import { sendMail, takeMailPoint } from './login-mail.ts';
 import {
   assertState,
   assertStillProven,
-  loadLoginSession,
+  browserDigest,
+  latestLoginSessionId,
+  loadOwnLoginSession,
   newLoginSessionId,
   requireLoginSession,
-  sameSessionId,
   saveLoginSession,
+  setLatestLoginSession,
   takeLoginSession,
   type LoginSession,
 } from './login-session.ts';
@@ -32,9 +34,9 @@ import { revokeResetTokens, sendMigrationResetLink } from './reset.service.ts';
 
 export type { LoginOutcome, RequestInfo } from './login-finish.ts';
 
-/** Which login session a call names: the body's session_id, checked against the cookie's. */
+/** Which login session a call names: the body's session_id, and the browser id of the login cookie it must have been started by. */
 export interface SessionRef {
-  cookieId: string | undefined;
+  browserId: string | undefined;
   sessionId: string;
 }
 
@@ -46,7 +48,7 @@ export interface SessionRef {
  */
 export async function startLogin(
   ctx: Context,
-  input: { email: string; query: Record<string, string>; previousLoginId: string | undefined; info: RequestInfo },
+  input: { email: string; query: Record<string, string>; browserId: string; info: RequestInfo },
 ): Promise<{ sessionId: string; answer: LoginAnswer }> {
   const email = normalizeEmail(input.email);
   // The budget, the lock and the account read go out together: one round trip each to the store
@@ -59,11 +61,15 @@ export async function startLogin(
     loadAccountFacts(ctx, email),
   ]);
   if (locked > 0 && !hasUnguessableFirstFactor(facts)) throw loginErrors.accountLocked(locked);
-  if (input.previousLoginId) await takeLoginSession(ctx, input.previousLoginId);
+  // A new start for the same request (a reload, another address) ends the browser's earlier
+  // sign-in for it; another tab's sign-in for another application goes on.
+  const previous = await latestLoginSessionId(ctx, input.browserId, input.query.interaction);
+  if (previous) await takeLoginSession(ctx, previous);
 
   const now = ctx.now().getTime();
   const draft: LoginSession = {
     id: newLoginSessionId(),
+    browser: browserDigest(input.browserId),
     email,
     account_id: facts.account?.id ?? null,
     state: 'Start',
@@ -80,6 +86,7 @@ export async function startLogin(
   };
   const session: LoginSession = { ...draft, state: decideNextStep(stepFacts(draft, facts)) };
   await saveLoginSession(ctx, session);
+  await setLatestLoginSession(ctx, input.browserId, session);
 
   if (session.state === 'OTPRequired') await sendCode(ctx, session, facts, budgetKey(guesser));
   if (session.state === 'PasswordResetRequired' && facts.account) {
@@ -114,7 +121,7 @@ async function sendCode(ctx: Context, session: LoginSession, facts: AccountFacts
 
 /** Loads the named session, checks the email it was started for and that the call is allowed now. */
 export async function openSession(ctx: Context, ref: SessionRef, email: string | undefined, method: VerificationMethod): Promise<LoginSession> {
-  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.browserId, ref.sessionId);
   if (email !== undefined && normalizeEmail(email) !== session.email) throw loginErrors.invalidState();
   assertState(session, ...verifiers[method].acceptedIn);
   return session;
@@ -216,7 +223,7 @@ export async function resendEmailCode(ctx: Context, ref: SessionRef, info: Reque
  * appeared meanwhile is never replaced from here (invalid_login_session_state).
  */
 export async function createPassword(ctx: Context, ref: SessionRef, password: string, info: RequestInfo): Promise<LoginOutcome> {
-  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.browserId, ref.sessionId);
   assertState(session, 'AskedCreateCredential');
   const normalized = assertPasswordPolicy(password);
   const { account } = await loadAccountFacts(ctx, session.email);
@@ -244,7 +251,7 @@ export async function createPassword(ctx: Context, ref: SessionRef, password: st
 }
 
 export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: RequestInfo): Promise<LoginOutcome> {
-  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.browserId, ref.sessionId);
   assertState(session, 'AskedCreateCredential');
   const facts = await loadAccountFacts(ctx, session.email);
   return advance(ctx, { ...session, create_credential_answered: true }, facts, info);
@@ -252,15 +259,17 @@ export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: Re
 
 /**
  * The portal's probe on load: the login session this browser may continue, and who is signed in.
- * Never an error for a missing or foreign session: it answers null.
+ * The one named by `sessionId`, else the browser's latest for the page's request (`interaction`,
+ * or none for Nyckel itself): a reload resumes its own tab's sign-in, never another tab's, which
+ * may be for another application. Never an error for a missing or foreign session: it answers null.
  */
 export async function pingLogin(
   ctx: Context,
-  input: { cookieId: string | undefined; sessionId: string | undefined; portalSessionId: string | undefined },
+  input: { browserId: string | undefined; sessionId: string | undefined; interaction: string | undefined; portalSessionId: string | undefined },
 ): Promise<{ session: LoginAnswer | null; email: string | null }> {
   const portal = input.portalSessionId ? await getPortalSessionById(ctx, input.portalSessionId) : null;
-  const claimed = input.sessionId ?? input.cookieId;
-  const login = claimed && sameSessionId(input.cookieId, claimed) ? await loadLoginSession(ctx, claimed) : null;
+  const claimed = input.sessionId ?? (input.browserId ? await latestLoginSessionId(ctx, input.browserId, input.interaction) : null);
+  const login = claimed ? await loadOwnLoginSession(ctx, input.browserId, claimed) : null;
   const session = login ? buildAnswer(login, await loadAccountFacts(ctx, login.email)) : null;
   return { session, email: portal?.email ?? login?.email ?? null };
 }

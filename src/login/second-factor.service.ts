@@ -39,7 +39,7 @@ async function proveSecondFactor(
   code: string,
   info: RequestInfo,
 ): Promise<SecondFactorProof> {
-  const session = await requireLoginSession(ctx, ref.cookieId, ref.sessionId);
+  const session = await requireLoginSession(ctx, ref.browserId, ref.sessionId);
   assertState(session, step);
   const ttl = Math.max(1, Math.ceil((session.expires_at - ctx.now().getTime()) / 1000));
   // Issued together (one pipelined round trip to the store, the account read alongside). The

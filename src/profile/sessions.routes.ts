@@ -2,6 +2,8 @@ import { Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Context } from '../context.ts';
 import { AppError } from '../http/app-error.ts';
+import { clearAuthCookie } from '../http/cookies.ts';
+import { loginCookie } from '../login/login-session.ts';
 import { clearProviderSessionCookie } from '../oidc/provider.ts';
 import { clearPortalSessionCookie, getPortalSession } from '../session/portal-session.ts';
 import { requireJsonBody } from './json-body.ts';
@@ -32,12 +34,15 @@ export function createSessionsRouter(ctx: Context, provider: Provider): Router {
   });
 
   // "Sign out" in the profile and the console. Answers the same when the session had already
-  // ended: the browser's cookies are cleared either way.
+  // ended: the browser's cookies are cleared either way, the login cookie's too, which ends
+  // whatever sign-in another tab still has in progress (the next person's at a shared computer
+  // could finish it).
   router.post('/api/accounts/sessions/sign-out', requireJsonBody, async (req, res) => {
     const session = await getPortalSession(ctx, req);
     if (session) await signOutThisBrowser(ctx, provider, sessionRequest(req, session, ctx.config)).catch(unlessNotFound);
     clearPortalSessionCookie(res, ctx.config);
     clearProviderSessionCookie(res, ctx.config);
+    clearAuthCookie(res, ctx.config, loginCookie);
     res.json({ status: 'signed_out' });
   });
 

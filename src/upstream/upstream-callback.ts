@@ -5,7 +5,7 @@ import { verifiers } from '../credentials/registry.ts';
 import { loadAccountFacts } from '../login/login-answer.ts';
 import { loginErrors } from '../login/login-errors.ts';
 import { advance, type LoginOutcome, type RequestInfo } from '../login/login-finish.ts';
-import { assertState, assertStillProven, loadLoginSession, requireLoginSession, sameSessionId, type LoginSession } from '../login/login-session.ts';
+import { assertState, assertStillProven, loadOwnLoginSession, requireLoginSession, type LoginSession } from '../login/login-session.ts';
 import { isUnavailable } from '../http/error-handler.ts';
 import { rateLimitsFor } from '../http/rate-limit.ts';
 import { verifyFirstFactor } from '../login/login.service.ts';
@@ -25,7 +25,7 @@ export interface CallbackInput {
   /** The callback's query string as received. */
   query: URLSearchParams;
   cookie: UpstreamCookie | null;
-  loginCookieId: string | undefined;
+  loginBrowserId: string | undefined;
   /** This browser's portal session: read only for a link from the profile. */
   loadPortalSession: () => Promise<PortalSessionWithId | null>;
   info: RequestInfo;
@@ -105,7 +105,7 @@ async function exchangeCode(ctx: Context, tx: UpstreamTransaction, query: URLSea
  * mayLinkAutomatically's rule.
  */
 async function signIn(ctx: Context, tx: UpstreamTransaction, identity: UpstreamIdentity, input: CallbackInput): Promise<CallbackRedirect> {
-  const session = await requireLoginSession(ctx, input.loginCookieId, tx.login_session_id ?? '');
+  const session = await requireLoginSession(ctx, input.loginBrowserId, tx.login_session_id ?? '');
   assertState(session, ...verifiers.oidc.acceptedIn);
   const { account } = await loadAccountFacts(ctx, session.email);
   if (account && !(await findOidcCredential(ctx.db, identity)) && mayLinkAutomatically(identity, session.email)) {
@@ -117,7 +117,7 @@ async function signIn(ctx: Context, tx: UpstreamTransaction, identity: UpstreamI
 
 /** The ask-to-create-credential step: the email code proved the account, the upstream the identity. */
 async function linkAfterCode(ctx: Context, tx: UpstreamTransaction, identity: UpstreamIdentity, input: CallbackInput): Promise<CallbackRedirect> {
-  const session = await requireLoginSession(ctx, input.loginCookieId, tx.login_session_id ?? '');
+  const session = await requireLoginSession(ctx, input.loginBrowserId, tx.login_session_id ?? '');
   assertState(session, 'AskedCreateCredential');
   const { account } = await loadAccountFacts(ctx, session.email);
   if (!account) throw loginErrors.invalidState();
@@ -158,13 +158,13 @@ async function errorLocation(ctx: Context, tx: UpstreamTransaction | null, input
   const purpose = tx?.purpose ?? input.cookie?.purpose ?? 'login';
   if (purpose === 'link-from-profile') return profileUrl(tx?.from ?? '/profile', type);
   const sessionId = tx?.login_session_id ?? input.cookie?.loginSessionId ?? null;
-  return loginUrl(sessionId && sameSessionId(input.loginCookieId, sessionId) ? await resumable(ctx, sessionId) : null, type);
+  return loginUrl(sessionId ? await resumable(ctx, input.loginBrowserId, sessionId) : null, type);
 }
 
-/** The login session to resume; none while the store cannot be read (already logged): /login starts over. */
-async function resumable(ctx: Context, sessionId: string): Promise<LoginSession | null> {
+/** This browser's login session to resume; none while the store cannot be read (already logged): /login starts over. */
+async function resumable(ctx: Context, browserId: string | undefined, sessionId: string): Promise<LoginSession | null> {
   try {
-    return await loadLoginSession(ctx, sessionId);
+    return await loadOwnLoginSession(ctx, browserId, sessionId);
   } catch (error) {
     if (!isUnavailable(error)) throw error;
     return null;

@@ -33,7 +33,7 @@ export function configuredProvider(ctx: Pick<Context, 'config'>, raw: string): U
  */
 export async function startFromLogin(
   ctx: Context,
-  input: { provider: string; purpose: 'login' | 'link-after-code'; cookieId: string | undefined; sessionId: string; ip: string },
+  input: { provider: string; purpose: 'login' | 'link-after-code'; browserId: string | undefined; sessionId: string; ip: string },
 ): Promise<StartRedirect> {
   let session: LoginSession | null = null;
   try {
@@ -41,7 +41,7 @@ export async function startFromLogin(
     // carries no SameSite=Lax cookie) spends nothing of the address's budget, which everyone
     // behind the address signs in with. A spent budget is answered with the session known, so
     // the redirect keeps it.
-    session = await requireLoginSession(ctx, input.cookieId, input.sessionId);
+    session = await requireLoginSession(ctx, input.browserId, input.sessionId);
     await rateLimitsFor(ctx).consume('ip', input.ip);
     assertState(session, input.purpose === 'login' ? 'CredentialsRequired' : 'AskedCreateCredential');
     const provider = configuredProvider(ctx, input.provider);

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Context } from '../context.ts';
 import { clearAuthCookie, setAuthCookie } from '../http/cookies.ts';
 import type { RequestInfo } from '../login/login-finish.ts';
-import { loginCookie, loginCookieId } from '../login/login-session.ts';
+import { loginBrowserId, loginCookie } from '../login/login-session.ts';
 import { knownBrowserCookie, setKnownBrowserCookie } from '../login/known-browser.ts';
 import { deviceCookieId } from '../login/remembered-device.ts';
 import { portalSessionId } from '../session/portal-cookie.ts';
@@ -33,12 +33,12 @@ export function createUpstreamRouter(ctx: Context): Router {
   });
 
   router.get('/auth/login/oauth/:provider', async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
+    const input = { provider: String(req.params.provider), browserId: loginBrowserId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'login' }));
   });
 
   router.get('/auth/login/link/oauth/:provider', async (req, res) => {
-    const input = { provider: String(req.params.provider), cookieId: loginCookieId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
+    const input = { provider: String(req.params.provider), browserId: loginBrowserId(req, ctx.config), sessionId: query(req, 'session_id'), ip: req.ip ?? 'unknown' };
     toProvider(res, await startFromLogin(ctx, { ...input, purpose: 'link-after-code' }));
   });
 
@@ -61,7 +61,7 @@ export function createUpstreamRouter(ctx: Context): Router {
       provider: String(req.params.provider),
       query: new URLSearchParams(rawQuery),
       cookie: upstreamCookie(req, ctx.config),
-      loginCookieId: loginCookieId(req, ctx.config),
+      loginBrowserId: loginBrowserId(req, ctx.config),
       loadPortalSession: () => getPortalSession(ctx, req),
       info,
     });

@@ -137,3 +137,40 @@ describe('tabs of one application waiting at /login', () => {
     expect(b.checks()).toBe(0);
   });
 });
+
+describe('tabs of one application both in the middle of a sign-in', () => {
+  it("the first tab signs in after a second one started, a reload resumes each tab's own, and the second finishes when shown again", async () => {
+    const { email } = await personWithTenant('tabs-both', PASSWORD);
+    const passwordField = (page: Page) => page.getByLabel(t.en('login.credentials.password'), { exact: true });
+    const a = await tabAtLogin(h.page);
+    const b = await tabAtLogin(await h.context.newPage());
+
+    await a.page.bringToFront();
+    await enterEmail(a.page, email);
+    await passwordField(a.page).waitFor();
+    await b.page.bringToFront();
+    await enterEmail(b.page, email);
+    await passwordField(b.page).waitFor();
+
+    // The first tab, reloaded at the password step, is back at its own password step, not at the
+    // second tab's sign-in (for another request), and signing in there finishes its own request.
+    const own = new URL(a.page.url()).searchParams.get('interaction');
+    const resumed: string[] = [];
+    a.page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/oauth2/authorize/')) resumed.push(pathname);
+    });
+    await a.page.bringToFront();
+    await a.page.reload();
+    await passwordField(a.page).waitFor();
+    await enterPassword(a.page, PASSWORD);
+    await a.page.waitForURL(`${rpBase}/callback?**`);
+    expect(await a.page.locator('#email').innerText()).toBe(email);
+    // The sign-in's Done resumes its own request (then its consent step's, if any).
+    expect(resumed[0]).toBe(`/oauth2/authorize/${own}`);
+
+    await switchBackTo(b.page);
+    await b.page.waitForURL(`${rpBase}/callback?**`);
+    expect(await b.page.locator('#email').innerText()).toBe(email);
+  });
+});

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount } from './fixtures.ts';
-import { cookieShape, errorType, setCookies, start } from './journey.ts';
+import { errorType, setCookies, start } from './journey.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,22 +14,27 @@ afterAll(async () => {
 const PASSWORD = 'Correct-Horse-9';
 
 describe('POST /auth/login/cancel', () => {
-  it('ends the sign-in: 204, the login cookie cleared, and neither a reload nor the next call resumes it', async () => {
+  it("ends the sign-in: 204, neither a reload nor the next call resumes it, and the browser's other tab goes on", async () => {
     const account = await createAccount(t.ctx.db, { password: PASSWORD });
     const browser = t.agent();
+    const other = (await start(browser, account.email, '?interaction=other-tab')).body;
     const { body } = await start(browser, account.email);
     expect(body.state).toBe('CredentialsRequired');
 
     const res = await browser.post('/auth/login/cancel').send({ session_id: body.session_id });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expect(cookieShape(setCookies(res).get('nyckel_login'))).toBe('nyckel_login=<value>; Path=/auth; Expires=<date>; HttpOnly; SameSite=Lax');
+    // The login cookie stays: it is the browser's, and the other tab's sign-in needs it.
+    expect(setCookies(res).get('nyckel_login')).toBeUndefined();
 
-    // A reload pings without session_id (the cookie) or with it: nothing to resume either way.
+    // A reload pings without session_id (the page's latest) or with it: nothing to resume either way.
     expect((await browser.get('/auth/login/ping')).body).toEqual({ session: null, email: null });
     expect((await browser.get(`/auth/login/ping?session_id=${body.session_id}`)).body).toEqual({ session: null, email: null });
     const verify = await browser.post('/auth/login/verify-password').send({ session_id: body.session_id, email: account.email, password: PASSWORD });
     expect(errorType(verify)).toBe('login_session_missing');
+
+    const otherTab = await browser.post('/auth/login/verify-password').send({ session_id: other.session_id, email: account.email, password: PASSWORD });
+    expect(otherTab.body.state).toBe('Done');
   });
 
   it("leaves another browser's session alone, and answers an unknown or foreign id the same 204", async () => {

@@ -135,8 +135,14 @@ export function loginStart(email: string, query?: string | URLSearchParams): Pro
   return request('POST', `/auth/login/start${queryString(query)}`, { body: { email } });
 }
 
-export async function loginPing(sessionId?: string | null): Promise<LoginPingResponse | undefined> {
-  const query = sessionId ? new URLSearchParams({ session_id: sessionId }) : undefined;
+/**
+ * `interaction`: the page's own OAuth request. Without a session_id the server resumes this
+ * browser's sign-in for that request only, never another tab's for another application.
+ */
+export async function loginPing(sessionId?: string | null, interaction?: string | null): Promise<LoginPingResponse | undefined> {
+  const query = new URLSearchParams();
+  if (sessionId) query.set('session_id', sessionId);
+  if (interaction) query.set('interaction', interaction);
   const answer = await request<(LoginPingResponse & { session?: LoginSessionResponse | null }) | undefined>('GET', `/auth/login/ping${queryString(query)}`);
   // The server answers { session, email } (spec: "session, email"); the page reads the session's
   // fields flat, so a live session (e.g. back from Google with session_id) resumes its step. Its
