@@ -3,6 +3,8 @@ import Provider, { interactionPolicy, type Configuration, type KoaContextWithOID
 import { impersonationChecks, impersonationOfToken, isImpersonationSession, isImpersonationToken, type ImpersonationMarks } from '../admin/impersonation/impersonation.oidc.ts';
 import type { Config } from '../config/index.ts';
 import type { Context } from '../context.ts';
+import { authCookieName, authCookieOptions } from '../http/cookies.ts';
+import { loginCookie } from '../login/login-session.ts';
 import { createFindAccount } from './account.ts';
 import { createOidcAdapter } from './adapter.ts';
 import { clientAuthenticatedRoutes } from './back-channel.ts';
@@ -186,8 +188,8 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   provider.proxy = ctx.config.trustProxy > 0;
   pinRequestOrigin(provider, ctx.config.issuer);
   reuseDerivedClients(provider, (id) => ClientAdapter.cached(id));
-  // RP-initiated logout ends the Nyckel session too, or the next authorization would sign the
-  // person straight back in through it. Only "Yes, sign me out" (logout=yes): the other answer
+  // RP-initiated logout ends the Nyckel session too (and the browser's sign-ins in progress), or
+  // the next authorization would sign the person straight back in through it. Only "Yes, sign me out" (logout=yes): the other answer
   // signs the person out of the asking application alone, and keeps Nyckel's session.
   // The event only notes the session; the middleware below ends it before the answer goes out, so
   // a store that fails answers the logout with an error (503), never "signed out" while the
@@ -209,6 +211,10 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
     if (!id) return;
     await endLinkedProviderSessions(inProvider, provider, id);
     await destroyPortalSession(inProvider, id);
+    // As "Sign out" in the portal: the login cookie goes too, ending whatever sign-in another
+    // tab still has in progress.
+    const { maxAge: _maxAge, ...cookie } = authCookieOptions(ctx.config, 0);
+    koa.cookies.set(authCookieName(ctx.config, loginCookie), null, { ...cookie, signed: false, overwrite: true });
   });
   // The table keeps client secrets as hashes: presented secrets are compared hashed (client-secret.ts).
   hashedClientSecrets(provider);

@@ -728,6 +728,9 @@ describe('a relying party signs a person in with openid-client', () => {
     const browser = new BrowserLike(server.base);
     const authorization = await authorizationRequest(config);
     const tokens = await exchange(config, await codeFrom(browser, authorization), authorization);
+    // Another tab has a sign-in in progress (the password step) when the person logs out.
+    const pending = await browser.json<{ session_id: string }>('/auth/login/start', { email: 'rp-other@example.com' });
+    expect(browser.cookies.has('nyckel_login')).toBe(true);
     const logout = client.buildEndSessionUrl(config, {
       id_token_hint: tokens.id_token!,
       post_logout_redirect_uri: 'http://127.0.0.1:9/',
@@ -750,6 +753,14 @@ describe('a relying party signs a person in with openid-client', () => {
     expect(landing.url.pathname).toBe('/login');
     const ping = await browser.request('/auth/login/ping');
     expect(((await ping.json()) as { email: string | null }).email).toBeNull();
+    // The logout cleared the login cookie: the other tab's sign-in cannot go on.
+    expect(browser.cookies.has('nyckel_login')).toBe(false);
+    const verify = await browser.json<{ detail: { type: string }[] }>('/auth/login/verify-password', {
+      session_id: pending.body.session_id,
+      email: 'rp-other@example.com',
+      password,
+    });
+    expect([verify.status, verify.body.detail[0]!.type]).toEqual([401, 'login_session_missing']);
   });
 
   it('issues no code when a finished sign-in is resumed after its Nyckel session ended (the Back button on a shared computer)', async () => {
