@@ -189,8 +189,9 @@ export async function createProvider(ctx: Context): Promise<{ provider: Provider
   pinRequestOrigin(provider, ctx.config.issuer);
   reuseDerivedClients(provider, (id) => ClientAdapter.cached(id));
   // RP-initiated logout ends the Nyckel session too (and the browser's sign-ins in progress), or
-  // the next authorization would sign the person straight back in through it. Only "Yes, sign me out" (logout=yes): the other answer
-  // signs the person out of the asking application alone, and keeps Nyckel's session.
+  // the next authorization would sign the person straight back in through it. Only "Yes, sign me
+  // out" (logout=yes): the other answer signs the person out of the asking application alone, and
+  // keeps Nyckel's session.
   // The event only notes the session; the middleware below ends it before the answer goes out, so
   // a store that fails answers the logout with an error (503), never "signed out" while the
   // Nyckel session lives on.

@@ -108,8 +108,8 @@ function Step({ flow, title, search, query }: StepProps) {
 }
 
 /**
- * On load: ping the login session (with session_id when present, and the page's interaction), then show an `error` passed in
- * the query, then start at once when `email` is in the query — unless the ping resumed a session
+ * On load: ping the login session (with session_id when present, and the page's interaction),
+ * then show an `error` passed in the query, then start at once when `email` is in the query — unless the ping resumed a session
  * that is already past Start. A relying party's `login_hint` only fills in the address, from the
  * first render (useLoginFlow).
  */
