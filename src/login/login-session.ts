@@ -85,18 +85,30 @@ export function startedBy(session: LoginSession, browserId: string | undefined):
 }
 
 /**
- * The browser's latest sign-in for one request (`interaction`, or none: Nyckel itself), which a
- * reload of that request's page resumes (pingLogin) and a new start for it ends (startLogin).
- * Keyed by the browser id's digest; lives as long as a login session.
+ * Which request a sign-in is for: its OAuth request (`interaction`), else the Nyckel page it
+ * returns to (`return_to`: the console, the profile; none for the tenant picker).
  */
-const latestKey = (browserId: string, interaction: string | undefined) => `login-latest:${browserDigest(browserId)}:${interaction ?? ''}`;
+export interface SignInRequest {
+  interaction?: string | undefined;
+  return_to?: string | undefined;
+}
 
-export async function latestLoginSessionId(ctx: SessionContext, browserId: string, interaction: string | undefined): Promise<string | null> {
-  return ctx.store.get(latestKey(browserId, interaction));
+/**
+ * The browser's latest sign-in for one request, which a reload of that request's page resumes
+ * (pingLogin) and a new start for it ends (startLogin). Keyed by digests of the browser id and of
+ * the request; lives as long as a login session.
+ */
+function latestKey(browserId: string, request: SignInRequest): string {
+  const named = request.interaction ? `interaction:${request.interaction}` : `return_to:${request.return_to ?? ''}`;
+  return `login-latest:${browserDigest(browserId)}:${createHash('sha256').update(named).digest('base64url')}`;
+}
+
+export async function latestLoginSessionId(ctx: SessionContext, browserId: string, request: SignInRequest): Promise<string | null> {
+  return ctx.store.get(latestKey(browserId, request));
 }
 
 export async function setLatestLoginSession(ctx: SessionContext, browserId: string, session: LoginSession): Promise<void> {
-  await ctx.store.set(latestKey(browserId, session.query.interaction), session.id, ctx.config.loginSessionTtl);
+  await ctx.store.set(latestKey(browserId, session.query), session.id, ctx.config.loginSessionTtl);
 }
 
 export async function saveLoginSession(ctx: SessionContext, session: LoginSession): Promise<void> {

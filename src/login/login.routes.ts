@@ -120,7 +120,7 @@ export function createLoginRouter(ctx: Context): Router {
       await pingLogin(ctx, {
         browserId: loginBrowserId(req, ctx.config),
         sessionId: query.success ? query.data.session_id : '',
-        interaction: query.success ? query.data.interaction : undefined,
+        request: query.success ? { interaction: query.data.interaction, return_to: query.data.return_to } : {},
         portalSessionId: portalSessionId(ctx.config, req),
       }),
     );

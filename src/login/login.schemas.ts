@@ -40,8 +40,12 @@ export const sessionOnlyBody = z.object({ session_id: sessionIdSchema });
 export const createPasswordBody = z.object({ session_id: sessionIdSchema, password: passwordInputSchema });
 export const verifyMfaBody = z.object({ session_id: sessionIdSchema, totp_code: sixDigits, remember: z.boolean().optional() });
 export const mergeMfaBody = z.object({ session_id: sessionIdSchema, totp_code: sixDigits });
-/** `interaction`: the page's own request, whose sign-in a reload resumes when no session_id is named. */
-export const pingQuery = z.object({ session_id: sessionIdSchema.optional(), interaction: interactionSchema.optional() });
+/** `interaction` or `return_to`: the page's own request, whose sign-in a reload resumes when no session_id is named. */
+export const pingQuery = z.object({
+  session_id: sessionIdSchema.optional(),
+  interaction: interactionSchema.optional(),
+  return_to: z.string().max(2048).optional(),
+});
 
 export const resetRequestBody = z.object({ email: emailSchema, type: resetTypeSchema.nullish() });
 /** Any string: a malformed token is simply an invalid one (406), as the set-password page expects. */

@@ -27,6 +27,7 @@ import {
   setLatestLoginSession,
   takeLoginSession,
   type LoginSession,
+  type SignInRequest,
 } from './login-session.ts';
 import { assertNotLocked, auditFailure, budgetKey, guesserFor, lockedSeconds, lockHolds, reserveAttempt, type ReservedAttempt } from './lockout.ts';
 import { decideNextStep } from './next-step.ts';
@@ -62,8 +63,8 @@ export async function startLogin(
   ]);
   if (locked > 0 && !hasUnguessableFirstFactor(facts)) throw loginErrors.accountLocked(locked);
   // A new start for the same request (a reload, another address) ends the browser's earlier
-  // sign-in for it; another tab's sign-in for another application goes on.
-  const previous = await latestLoginSessionId(ctx, input.browserId, input.query.interaction);
+  // sign-in for it; another tab's sign-in for another application or page goes on.
+  const previous = await latestLoginSessionId(ctx, input.browserId, input.query);
   if (previous) await takeLoginSession(ctx, previous);
 
   const now = ctx.now().getTime();
@@ -259,16 +260,17 @@ export async function skipCreatePassword(ctx: Context, ref: SessionRef, info: Re
 
 /**
  * The portal's probe on load: the login session this browser may continue, and who is signed in.
- * The one named by `sessionId`, else the browser's latest for the page's request (`interaction`,
- * or none for Nyckel itself): a reload resumes its own tab's sign-in, never another tab's, which
- * may be for another application. Never an error for a missing or foreign session: it answers null.
+ * The one named by `sessionId`, else the browser's latest for the page's request (its
+ * `interaction`, else its `return_to`): a reload resumes its own tab's sign-in, never another
+ * tab's, which may be for another application. Never an error for a missing or foreign session:
+ * it answers null.
  */
 export async function pingLogin(
   ctx: Context,
-  input: { browserId: string | undefined; sessionId: string | undefined; interaction: string | undefined; portalSessionId: string | undefined },
+  input: { browserId: string | undefined; sessionId: string | undefined; request: SignInRequest; portalSessionId: string | undefined },
 ): Promise<{ session: LoginAnswer | null; email: string | null }> {
   const portal = input.portalSessionId ? await getPortalSessionById(ctx, input.portalSessionId) : null;
-  const claimed = input.sessionId ?? (input.browserId ? await latestLoginSessionId(ctx, input.browserId, input.interaction) : null);
+  const claimed = input.sessionId ?? (input.browserId ? await latestLoginSessionId(ctx, input.browserId, input.request) : null);
   const login = claimed ? await loadOwnLoginSession(ctx, input.browserId, claimed) : null;
   const session = login ? buildAnswer(login, await loadAccountFacts(ctx, login.email)) : null;
   return { session, email: portal?.email ?? login?.email ?? null };

@@ -68,6 +68,23 @@ describe('sign-ins in several tabs of one browser', () => {
     expect((await browser.get('/auth/login/ping?interaction=../x')).body).toEqual({ session: null, email: null });
   });
 
+  it('pages of Nyckel itself are requests of their own too: the console and the profile signed in side by side', async () => {
+    const account = await createAccount(t.ctx.db, { password: PASSWORD });
+    const browser = t.agent();
+    const consoleTab = await start(browser, account.email, '?return_to=%2Fadmin');
+    const profileTab = await start(browser, account.email, '?return_to=%2Fprofile');
+    const picker = await start(browser, account.email);
+
+    expect((await browser.get('/auth/login/ping?return_to=%2Fadmin')).body.session).toMatchObject({ session_id: consoleTab.body.session_id });
+    expect((await browser.get('/auth/login/ping?return_to=%2Fprofile')).body.session).toMatchObject({ session_id: profileTab.body.session_id });
+    expect((await browser.get('/auth/login/ping')).body.session).toMatchObject({ session_id: picker.body.session_id });
+    // The console's sign-in again (a reload that starts over) ends only the console's earlier one.
+    const consoleAgain = await start(browser, account.email, '?return_to=%2Fadmin');
+    expect(errorType(await verify(browser, consoleTab.body.session_id, account.email))).toBe('login_session_missing');
+    expect((await browser.get(`/auth/login/ping?session_id=${profileTab.body.session_id}`)).body.session).toMatchObject({ state: 'CredentialsRequired' });
+    expect((await verify(browser, consoleAgain.body.session_id, account.email)).body.state).toBe('Done');
+  });
+
   it("a session id is useless in another browser, even one with sign-ins of its own", async () => {
     const account = await createAccount(t.ctx.db, { password: PASSWORD });
     const owner = t.agent();

@@ -78,6 +78,14 @@ describe('sign-in calls (spec section 7)', () => {
     ['loginPing', () => api.loginPing('s 1'), 'GET', '/auth/login/ping?session_id=s+1', undefined],
     ['loginPing without session', () => api.loginPing(), 'GET', '/auth/login/ping', undefined],
     [
+      "loginPing with the page's request",
+      () => api.loginPing(null, new URLSearchParams('client_id=app&interaction=abc&lang=sv')),
+      'GET',
+      '/auth/login/ping?interaction=abc',
+      undefined,
+    ],
+    ['loginPing with a return_to', () => api.loginPing(null, new URLSearchParams('return_to=/admin')), 'GET', '/auth/login/ping?return_to=%2Fadmin', undefined],
+    [
       'verifyPassword',
       () => api.verifyPassword({ session_id: 's', email: 'a@b.se', password: 'p', remember: true }),
       'POST',

@@ -136,13 +136,17 @@ export function loginStart(email: string, query?: string | URLSearchParams): Pro
 }
 
 /**
- * `interaction`: the page's own OAuth request. Without a session_id the server resumes this
- * browser's sign-in for that request only, never another tab's for another application.
+ * `page`: the login page's own query. Its `interaction` (the OAuth request) or `return_to` (the
+ * Nyckel page) names the request: without a session_id the server resumes this browser's sign-in
+ * for that request only, never another tab's.
  */
-export async function loginPing(sessionId?: string | null, interaction?: string | null): Promise<LoginPingResponse | undefined> {
+export async function loginPing(sessionId?: string | null, page?: URLSearchParams): Promise<LoginPingResponse | undefined> {
   const query = new URLSearchParams();
   if (sessionId) query.set('session_id', sessionId);
-  if (interaction) query.set('interaction', interaction);
+  for (const name of ['interaction', 'return_to']) {
+    const value = page?.get(name);
+    if (value) query.set(name, value);
+  }
   const answer = await request<(LoginPingResponse & { session?: LoginSessionResponse | null }) | undefined>('GET', `/auth/login/ping${queryString(query)}`);
   // The server answers { session, email } (spec: "session, email"); the page reads the session's
   // fields flat, so a live session (e.g. back from Google with session_id) resumes its step. Its

@@ -108,7 +108,7 @@ function Step({ flow, title, search, query }: StepProps) {
 }
 
 /**
- * On load: ping the login session (with session_id when present, and the page's interaction),
+ * On load: ping the login session (with session_id when present, and the page's request),
  * then show an `error` passed in the query, then start at once when `email` is in the query — unless the ping resumed a session
  * that is already past Start. A relying party's `login_hint` only fills in the address, from the
  * first render (useLoginFlow).
@@ -125,7 +125,7 @@ function usePingThenAutoStart(flow: LoginFlow, query: URLSearchParams, search: s
       if (error) dispatch({ type: 'failed', error: { status: 400, detail: [{ type: error, msg: '' }] } });
       else if (email && !resumed) void submit(() => loginStart(email, search));
     };
-    loginPing(query.get('session_id'), query.get('interaction')).then(
+    loginPing(query.get('session_id'), query).then(
       (answer) => {
         dispatch({ type: 'pinged', answer });
         afterPing(Boolean(answer?.state && answer.state !== 'Start'));
