@@ -25,6 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
+import type { Redis } from 'ioredis';
 import { verify } from 'otplib';
 import { newTotpSecret, totpCodeAt, totpPeriodSeconds, totpToleranceSteps } from '../src/credentials/totp/totp.ts';
 
@@ -90,6 +91,7 @@ async function runServer(): Promise<void> {
   }
   const raw = rawCalls / ((performance.now() - rawStarted) / 1000);
 
+  const redisCommands = countRedisCommands(server.ctx.store);
   const client: ChildProcess = fork(import.meta.filename, ['client'], { env: process.env });
   let prepSeconds = 0;
   let cpuAtStart = process.cpuUsage();
@@ -101,10 +103,12 @@ async function runServer(): Promise<void> {
       if (message.type === 'prepared') prepSeconds = message.seconds;
       if (message.type === 'timed-start') {
         cpuAtStart = process.cpuUsage();
+        redisCommands.counting = phases.length === 0;
         if (profileDir && phases.length === 0) profiling = startProfile();
       }
       if (message.type === 'timed-end') {
         const cpu = process.cpuUsage(cpuAtStart);
+        redisCommands.counting = false;
         phases.push({ ...message, cpuSeconds: (cpu.user + cpu.system) / 1e6, systemSeconds: cpu.system / 1e6 });
         if (profiling && phases.length === 1) profiling = profiling.then((session) => stopProfile(session!));
         phaseDone?.();
@@ -142,10 +146,38 @@ async function runServer(): Promise<void> {
   console.log(
     `  baseline, POST /auth/login/ping: ${(ping.calls / ping.elapsed).toFixed(0)}/s wall, ${(ping.calls / ping.cpuSeconds).toFixed(0)} per server CPU-second (the HTTP ceiling here)`,
   );
+  if (redisCommands.byKind.size > 0) {
+    const perCall = (count: number) => (count / result.calls).toFixed(2);
+    const total = [...redisCommands.byKind.values()].reduce((sum, count) => sum + count, 0);
+    const kinds = [...redisCommands.byKind].sort((a, b) => b[1] - a[1]).map(([kind, count]) => `${kind} ${perCall(count)}`);
+    console.log(`  Redis commands per verify-mfa call: ${perCall(total)} (${kinds.join(', ')})`);
+  }
   console.log(`  peak RSS (server): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   client.kill();
   await server.close();
   process.exit(0);
+}
+
+/**
+ * Counts the Redis commands the server sends while `counting` (the timed verify-mfa phase), by
+ * command and the kind of key (its first segment after the store's prefix: `login`, `rl`, ...),
+ * the rate limiter's included: they share the store's client.
+ */
+function countRedisCommands(store: object): { counting: boolean; byKind: Map<string, number> } {
+  const counter = { counting: false, byKind: new Map<string, number>() };
+  const client = (store as { client?: Redis }).client;
+  if (!client) return counter;
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, stream) => {
+    if (counter.counting) {
+      const args = command.args.map(String);
+      const key = (command.name === 'evalsha' || command.name === 'eval' ? args[2] : args[0]) ?? '';
+      const kind = `${command.name}(${key.split(':').find((segment, i) => i > 0 && /^[a-z][a-z-]*$/.test(segment)) ?? '?'})`;
+      counter.byKind.set(kind, (counter.byKind.get(kind) ?? 0) + 1);
+    }
+    return send(command, stream);
+  };
+  return counter;
 }
 
 async function startProfile(): Promise<Session> {
