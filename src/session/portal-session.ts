@@ -80,6 +80,9 @@ export function portalCookieOptions(config: Config, persistent: boolean): Cookie
   };
 }
 
+/** A sign-in prunes the account's index of ended sessions once it lists more than this many. */
+export const pruneIndexAbove = 8;
+
 /** 256 random bits: the cookie's value, and the bearer secret of the session. */
 const newSessionId = () => randomBytes(32).toString('base64url');
 
@@ -94,10 +97,12 @@ export async function createPortalSession(
 ): Promise<PortalSessionWithId> {
   const id = newSessionId();
   const session: PortalSession = { ...data, created_at: Math.floor(ctx.now().getTime() / 1000) };
-  await ctx.store.setIndexed(key(id), JSON.stringify(session), portalSessionTtlSeconds, [accountIndex(data.account_id)]);
+  const indexed = await ctx.store.setIndexed(key(id), JSON.stringify(session), portalSessionTtlSeconds, [accountIndex(data.account_id)]);
   // Each sign-in lengthens the index's life: without pruning, an account that signs in every few
   // hours (a monitoring probe, a shared account) would keep every session it ever had listed.
-  await listPortalSessions(ctx, data.account_id);
+  // Pruned once it holds more than a few: reading every listed session at each sign-in cost the
+  // sign-in a store command per session.
+  if (indexed > pruneIndexAbove) await listPortalSessions(ctx, data.account_id);
   return { id, ...session };
 }
 
@@ -235,7 +240,7 @@ export async function linkedOidcSessions(ctx: SessionContext, portalSessionId: s
 
 /**
  * Live sessions of an account; ids whose session expired or idled out are pruned from the index
- * (each sign-in lists them for that alone). Listing is not use: it leaves every session's
+ * (a sign-in lists them for that alone once the index has grown past pruneIndexAbove). Listing is not use: it leaves every session's
  * last_seen as it was.
  */
 export async function listPortalSessions(ctx: SessionContext, accountId: string): Promise<PortalSessionWithId[]> {

@@ -115,18 +115,22 @@ export class MemoryStore implements Store {
     this.#addMember(key, member, this.#expiry(ttlSeconds));
   }
 
-  #addMember(key: string, member: string, expiresAt: number) {
+  /** Adds the member; answers the set's size after. */
+  #addMember(key: string, member: string, expiresAt: number): number {
     const entry = this.#live(key);
     const set = entry && entry.value instanceof Set ? entry.value : new Set<string>();
     set.add(member);
     this.#put(key, { value: set, expiresAt: Math.max(entry?.expiresAt ?? 0, expiresAt) });
+    return set.size;
   }
 
   async setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]) {
     // Synchronous inside, so no other call sees the sets without the value.
     const expiresAt = this.#expiry(ttlSeconds);
-    for (const set of sets) this.#addMember(set, key, expiresAt);
+    let largest = 0;
+    for (const set of sets) largest = Math.max(largest, this.#addMember(set, key, expiresAt));
     this.#put(key, { value, expiresAt });
+    return largest;
   }
 
   claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey: string | undefined): Promise<boolean | 'gone'>;

@@ -16,16 +16,18 @@ const lengthenSet = (set: string, ttl: string) => `if redis.call('TTL', ${set}) 
 /**
  * setIndexed in one atomic step (KEYS[1] the value's key, KEYS[2..] the index sets; ARGV the value,
  * the TTL and the unprefixed key, which is what the sets hold). Index sets are written before the
- * value, each with the rule above.
+ * value, each with the rule above. Returns the largest set's size after the write.
  */
 export const setIndexedLua = `
 local ttl = tonumber(ARGV[2])
+local largest = 0
 for i = 2, #KEYS do
   redis.call('SADD', KEYS[i], ARGV[3])
   ${lengthenSet('KEYS[i]', 'ttl')}
+  largest = math.max(largest, redis.call('SCARD', KEYS[i]))
 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
-return 1
+return largest
 `;
 
 /**

@@ -215,7 +215,7 @@ export class RedisStore implements Store {
   async setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]) {
     const ttl = toTtlSeconds(ttlSeconds);
     const keys = [this.#key(key), ...sets.map((set) => this.#key(set))];
-    await this.#run(() => (this.client as ScriptedRedis).nyckelSetIndexed(keys.length, ...keys, value, ttl, key));
+    return Number(await this.#run(() => (this.client as ScriptedRedis).nyckelSetIndexed(keys.length, ...keys, value, ttl, key)));
   }
 
   claimAndWrite(claim: ClaimSpec | null, writes: IndexedWrite[], requiredKey: string | undefined): Promise<boolean | 'gone'>;

@@ -31,9 +31,10 @@ export interface Store {
   /**
    * set() plus sadd(set, key, ttlSeconds) on each index set, in one atomic step: no reader sees
    * the value without its index entries. For writes that must stay findable through an index
-   * (an oidc token through its grant), at the cost of one round trip.
+   * (an oidc token through its grant), at the cost of one round trip. Answers how many members
+   * the largest of the sets holds now (0 without sets), so a caller can prune an index that grew.
    */
-  setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]): Promise<void>;
+  setIndexed(key: string, value: string, ttlSeconds: number, sets: string[]): Promise<number>;
   /**
    * Claims `claim.key` (written only if absent) and, only when this call claimed it, makes every
    * write in `writes` as setIndexed would, all in one atomic step and one round trip. True when

@@ -5,6 +5,7 @@ import {
   destroyPortalSession,
   getPortalSessionById,
   listPortalSessions,
+  pruneIndexAbove,
 } from '../../src/session/portal-session.ts';
 import { portalSessionTtlSeconds } from '../../src/session/session-deadlines.ts';
 import { createTestContext, type TestContext } from '../helpers/context.ts';
@@ -57,18 +58,23 @@ describe('the account index of portal sessions', () => {
   });
 });
 
-describe('each sign-in prunes the account index', () => {
+describe('a sign-in prunes the account index once it lists more than a few sessions', () => {
   it('of sessions that ended (idle, past 12 hours, or gone from the store): it holds the live ones only', async () => {
     const { id: accountId } = await createAccount(ctx.db);
     const index = `account:${accountId}:sessions`;
-    const idled = await createPortalSession(ctx, data(accountId));
     const gone = await createPortalSession(ctx, { ...data(accountId), persistent: true });
     // Its session key expired in the store (Redis drops it at its TTL); the index entry stays behind.
     await ctx.store.del(`session:${gone.id}`);
+    const idled = [];
+    for (let i = 2; i < pruneIndexAbove; i += 1) idled.push(await createPortalSession(ctx, data(accountId)));
     ctx.advance((ctx.config.sessionIdleMinutes + 1) * 60_000);
 
+    // With the index at its limit, a sign-in adds its session and leaves the rest to later.
+    const atLimit = await createPortalSession(ctx, data(accountId));
+    expect(await ctx.store.smembers(index)).toHaveLength(pruneIndexAbove);
+    // Past it, a sign-in prunes: only the live sessions stay listed.
     const next = await createPortalSession(ctx, data(accountId));
-    expect(await ctx.store.smembers(index)).toEqual([`session:${next.id}`]);
-    expect(await getPortalSessionById(ctx, idled.id)).toBeNull();
+    expect((await ctx.store.smembers(index)).sort()).toEqual([`session:${atLimit.id}`, `session:${next.id}`].sort());
+    expect(await getPortalSessionById(ctx, idled[0]!.id)).toBeNull();
   });
 });

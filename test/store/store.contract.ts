@@ -161,7 +161,8 @@ export function storeContract(name: string, make: MakeStore) {
 
     it('setIndexed writes the value and adds its key to each set, with sadd\'s TTL rule', async () => {
       await store.sadd('idx:b', 'other', 100);
-      await store.setIndexed('idx:value', 'v1', 30, ['idx:a', 'idx:b']);
+      // It answers the largest set's size after the write.
+      expect(await store.setIndexed('idx:value', 'v1', 30, ['idx:a', 'idx:b'])).toBe(2);
       expect(await store.get('idx:value')).toBe('v1');
       expect(await store.ttl('idx:value')).toBeLessThanOrEqual(30);
       expect(await store.ttl('idx:value')).toBeGreaterThanOrEqual(29);
@@ -170,12 +171,12 @@ export function storeContract(name: string, make: MakeStore) {
       // A new set takes the value's TTL; an existing longer-lived one is never shortened.
       expect(await store.ttl('idx:a')).toBeLessThanOrEqual(30);
       expect(await store.ttl('idx:b')).toBeGreaterThanOrEqual(99);
-      await store.setIndexed('idx:value', 'v2', 200, ['idx:a']);
+      expect(await store.setIndexed('idx:value', 'v2', 200, ['idx:a'])).toBe(1);
       expect(await store.get('idx:value')).toBe('v2');
       expect(await store.ttl('idx:a')).toBeGreaterThanOrEqual(199);
       expect(await store.smembers('idx:a')).toEqual(['idx:value']);
       // Without sets it is a plain set(); a bad TTL writes nothing.
-      await store.setIndexed('idx:plain', 'p', 60, []);
+      expect(await store.setIndexed('idx:plain', 'p', 60, [])).toBe(0);
       expect(await store.get('idx:plain')).toBe('p');
       await expect(store.setIndexed('idx:bad', 'x', 0, ['idx:bad-set'])).rejects.toThrow(RangeError);
       expect(await store.get('idx:bad')).toBeNull();
