@@ -65,7 +65,7 @@ export function createLoginRouter(ctx: Context): Router {
   // The browser keeps its id while it has one: the sign-ins of its other tabs go on.
   router.post('/auth/login/start', limited, validate({ body: startBody, query: startQuery }), async (req, res) => {
     const browserId = loginBrowserId(req, ctx.config) ?? newBrowserId();
-    const { answer } = await startLogin(ctx, { email: res.locals.body.email, query: res.locals.query, browserId, info: info(req) });
+    const answer = await startLogin(ctx, { email: res.locals.body.email, query: res.locals.query, browserId, info: info(req) });
     setAuthCookie(res, ctx.config, loginCookie, browserId);
     res.json(answer);
   });

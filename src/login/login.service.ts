@@ -50,7 +50,7 @@ export interface SessionRef {
 export async function startLogin(
   ctx: Context,
   input: { email: string; query: Record<string, string>; browserId: string; info: RequestInfo },
-): Promise<{ sessionId: string; answer: LoginAnswer }> {
+): Promise<LoginAnswer> {
   const email = normalizeEmail(input.email);
   // The budget, the lock and the account read go out together: one round trip each to the store
   // and the database. Nothing is written before the first two have passed. A known browser of
@@ -93,7 +93,7 @@ export async function startLogin(
   if (session.state === 'PasswordResetRequired' && facts.account) {
     await sendMigrationResetLink(ctx, facts.account, session.lang, input.query.type);
   }
-  return { sessionId: session.id, answer: buildAnswer(session, facts) };
+  return buildAnswer(session, facts);
 }
 
 /**
